@@ -1,0 +1,331 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * devmem-nic: driver state shared by the PCI glue, netdev, data path and
+ * ethtool parts.
+ */
+#ifndef _DEVMEM_NIC_H_
+#define _DEVMEM_NIC_H_
+
+#include <linux/ethtool.h>
+#include <linux/io.h>
+#include <linux/netdevice.h>
+#include <linux/pci.h>
+#include <linux/timer.h>
+#include <linux/u64_stats_sync.h>
+#include <linux/workqueue.h>
+#include <net/netmem.h>
+
+#include "devmem_nic_regs.h"
+
+#define DMNIC_DRV_NAME		"devmem_nic"
+
+/* Ring sizes the driver offers (the device takes 8..32768). */
+#define DMNIC_RING_MIN		64
+#define DMNIC_RING_MAX		4096
+#define DMNIC_RING_DEFAULT	512
+
+/* Header buffers are half pages carved from the readable header pool. */
+#define DMNIC_HDR_BUF_SIZE	2048
+#define DMNIC_MAX_MTU		9000
+
+/* Worst case descriptors per packet: head + all frags. */
+#define DMNIC_TX_DESC_NEEDED	(MAX_SKB_FRAGS + 1)
+
+#define DMNIC_NUM_RULES		DMNIC_NUM_FS_RULES
+
+/* In-memory formats, laid out as the DMNIC_RXD_, RXC_, TXD_, TXC_ offsets. */
+struct dmnic_rx_buf_desc {
+	__le64 addr;
+	__le32 len;
+	__le16 id;
+	__le16 rsvd;
+};
+
+struct dmnic_rx_cmpl {
+	__le16 hdr_id;
+	__le16 hdr_len;
+	__le16 pay_id;
+	u8 err;
+	u8 rss_type;
+	__le32 pay_len;
+	__le32 pkt_len;
+	__le32 rss_hash;
+	__le16 vlan_tci;
+	__le16 l4_off;
+	__le16 fs_rule;
+	__le16 rsvd;
+	__le32 flags;
+};
+
+struct dmnic_tx_desc {
+	__le64 addr;
+	__le32 len;
+	__le16 id;
+	__le16 flags;
+	__le16 csum_start;
+	__le16 csum_offset;
+	__le16 mss;
+	__le16 rsvd[5];
+};
+
+struct dmnic_tx_cmpl {
+	__le16 id;
+	__le16 ndesc;
+	__le32 len;
+	__le32 status;
+	__le32 flags;
+};
+
+static_assert(sizeof(struct dmnic_rx_buf_desc) == DMNIC_RXD_SIZE);
+static_assert(offsetof(struct dmnic_rx_buf_desc, len) == DMNIC_RXD_LEN);
+static_assert(offsetof(struct dmnic_rx_buf_desc, id) == DMNIC_RXD_ID);
+static_assert(sizeof(struct dmnic_rx_cmpl) == DMNIC_RXC_SIZE);
+static_assert(offsetof(struct dmnic_rx_cmpl, hdr_len) == DMNIC_RXC_HDR_LEN);
+static_assert(offsetof(struct dmnic_rx_cmpl, pay_id) == DMNIC_RXC_PAY_ID);
+static_assert(offsetof(struct dmnic_rx_cmpl, rss_type) == DMNIC_RXC_RSS_TYPE);
+static_assert(offsetof(struct dmnic_rx_cmpl, pay_len) == DMNIC_RXC_PAY_LEN);
+static_assert(offsetof(struct dmnic_rx_cmpl, pkt_len) == DMNIC_RXC_PKT_LEN);
+static_assert(offsetof(struct dmnic_rx_cmpl, rss_hash) == DMNIC_RXC_RSS_HASH);
+static_assert(offsetof(struct dmnic_rx_cmpl, vlan_tci) == DMNIC_RXC_VLAN_TCI);
+static_assert(offsetof(struct dmnic_rx_cmpl, fs_rule) == DMNIC_RXC_FS_RULE);
+static_assert(offsetof(struct dmnic_rx_cmpl, flags) == DMNIC_RXC_FLAGS);
+static_assert(sizeof(struct dmnic_tx_desc) == DMNIC_TXD_SIZE);
+static_assert(offsetof(struct dmnic_tx_desc, len) == DMNIC_TXD_LEN);
+static_assert(offsetof(struct dmnic_tx_desc, id) == DMNIC_TXD_ID);
+static_assert(offsetof(struct dmnic_tx_desc, flags) == DMNIC_TXD_FLAGS);
+static_assert(offsetof(struct dmnic_tx_desc, csum_start) == DMNIC_TXD_CSUM_START);
+static_assert(offsetof(struct dmnic_tx_desc, csum_offset) == DMNIC_TXD_CSUM_OFFSET);
+static_assert(offsetof(struct dmnic_tx_desc, mss) == DMNIC_TXD_MSS);
+static_assert(sizeof(struct dmnic_tx_cmpl) == DMNIC_TXC_SIZE);
+static_assert(offsetof(struct dmnic_tx_cmpl, ndesc) == DMNIC_TXC_NDESC);
+static_assert(offsetof(struct dmnic_tx_cmpl, len) == DMNIC_TXC_LEN);
+static_assert(offsetof(struct dmnic_tx_cmpl, status) == DMNIC_TXC_STATUS);
+static_assert(offsetof(struct dmnic_tx_cmpl, flags) == DMNIC_TXC_FLAGS);
+
+struct dmnic;
+
+struct dmnic_tx_stats {
+	u64 packets;
+	u64 bytes;
+	u64 csum_offload;
+	u64 stop;
+	u64 wake;
+	u64 dropped;
+	struct u64_stats_sync syncp;
+};
+
+struct dmnic_rx_stats {
+	u64 packets;
+	u64 bytes;
+	u64 csum_unnecessary;
+	u64 csum_none;
+	u64 hds_split;
+	u64 alloc_fail;
+	u64 drops;
+	struct u64_stats_sync syncp;
+};
+
+/* What the TX completion path must do with one descriptor's buffer. */
+struct dmnic_tx_buf {
+	struct sk_buff *skb;	/* on the packet's first descriptor only */
+	dma_addr_t dma;		/* 0 when nothing to unmap (net_iov frags) */
+	u32 len;
+	bool single;		/* mapped with dma_map_single (linear part) */
+};
+
+struct dmnic_tx_ring {
+	struct dmnic_tx_desc *desc;
+	dma_addr_t desc_dma;
+	struct dmnic_tx_buf *bufs;
+	struct dmnic_tx_cmpl *cmpl;
+	dma_addr_t cmpl_dma;
+	u32 size;		/* entries in both rings, power of two */
+	u32 tail;		/* next descriptor the driver fills */
+	u32 head;		/* next descriptor the driver cleans */
+	u32 cmpl_head;		/* next completion to read */
+	u32 cmpl_gen;		/* DMNIC_TXC_F_GEN value of a new completion */
+	u16 idx;
+	struct dmnic_tx_stats stats;
+};
+
+/* One posted buffer ring (header or payload buffers). Buffer ID = slot. */
+struct dmnic_bufq {
+	struct dmnic_rx_buf_desc *desc;
+	dma_addr_t desc_dma;
+	netmem_ref *netmem;	/* netmem posted in each slot, 0 if empty */
+	u32 *offset;		/* offset of the buffer in its netmem */
+	struct page_pool *pool;
+	u32 size;		/* power of two */
+	u32 tail;		/* next slot to post */
+	u32 buf_size;		/* bytes per posted buffer */
+};
+
+/*
+ * Everything a live RX queue owns. This is also the per queue memory of
+ * the queue management ops: a new one is built beside the live one and the
+ * two are swapped by dmnic_queue_start().
+ */
+struct dmnic_rx_queue {
+	struct dmnic_bufq hdr;
+	struct dmnic_bufq pay;
+	struct dmnic_rx_cmpl *cmpl;
+	dma_addr_t cmpl_dma;
+	u32 cmpl_size;
+	u32 cmpl_head;		/* next completion to read */
+	u32 cmpl_gen;		/* DMNIC_RXC_F_GEN value of a new completion */
+	u16 idx;
+	bool hds;		/* header split on for this queue */
+	struct sk_buff *skb;	/* packet being assembled across completions */
+	bool skb_bad;		/* drop the packet being assembled at EOP */
+	struct dmnic_rx_stats stats;
+};
+
+struct dmnic_napi {
+	struct napi_struct napi;
+	struct dmnic *dm;
+	unsigned int idx;
+	char irq_name[IFNAMSIZ + 16];
+	struct timer_list refill_timer;	/* retry when the payload pool ran dry */
+	struct dmnic_tx_ring tx;
+	struct dmnic_rx_queue rx;
+	struct rcu_head rcu;
+};
+
+/* A flow steering rule as the driver keeps it (network byte order). */
+struct dmnic_rule {
+	bool valid;
+	u32 flow_type;		/* TCP_V4_FLOW, UDP_V4_FLOW, TCP_V6_FLOW, UDP_V6_FLOW */
+	__be32 src_ip[4], src_ip_mask[4];
+	__be32 dst_ip[4], dst_ip_mask[4];
+	__be16 src_port, src_port_mask;
+	__be16 dst_port, dst_port_mask;
+	u64 ring_cookie;	/* queue index or RX_CLS_FLOW_DISC */
+};
+
+/* A rule as the device's FS data registers take it. */
+struct dmnic_rule_regs {
+	u32 ctrl;
+	u32 action;
+	u32 ports;
+	u32 ports_mask;
+	u32 src_ip[4], src_ip_mask[4];
+	u32 dst_ip[4], dst_ip_mask[4];
+};
+
+struct dmnic {
+	struct net_device *netdev;
+	struct pci_dev *pdev;
+	void __iomem *regs;
+
+	unsigned int max_queues;	/* queue pairs the device offers */
+	unsigned int num_queues;	/* queue pairs in use (channels) */
+	unsigned int num_vecs;
+	char admin_irq_name[32];
+	struct work_struct admin_work;
+
+	u32 rx_ring_size;
+	u32 tx_ring_size;
+	bool hds_enabled;		/* tcp-data-split in effect */
+	u32 hds_thresh;
+
+	struct dmnic_napi *qv[DMNIC_MAX_QUEUES];	/* freed with kfree_rcu */
+
+	u32 rss_indir[DMNIC_RSS_INDIR_SIZE];
+	u8 rss_key[DMNIC_RSS_KEY_SIZE];
+	u32 rss_fields;			/* DMNIC_RSS_F_* */
+
+	struct dmnic_rule rules[DMNIC_NUM_RULES];
+
+	/* stats of queues that no longer exist (channels shrunk, restarts) */
+	struct dmnic_rx_stats base_rx;
+	struct dmnic_tx_stats base_tx;
+};
+
+static inline u32 dmnic_rd32(struct dmnic *dm, u32 reg)
+{
+	return readl(dm->regs + reg);
+}
+
+static inline void dmnic_wr32(struct dmnic *dm, u32 reg, u32 val)
+{
+	writel(val, dm->regs + reg);
+}
+
+static inline void dmnic_wr_ring(struct dmnic *dm, unsigned int q, u32 ring,
+				 dma_addr_t base, u32 size)
+{
+	dmnic_wr32(dm, DMNIC_QREG(q, ring + DMNIC_RING_BASE_LO),
+		   lower_32_bits(base));
+	dmnic_wr32(dm, DMNIC_QREG(q, ring + DMNIC_RING_BASE_HI),
+		   upper_32_bits(base));
+	dmnic_wr32(dm, DMNIC_QREG(q, ring + DMNIC_RING_SIZE), size);
+}
+
+/* MSI-X: vector q belongs to queue pair q, vector NUM_QUEUES is admin. */
+static inline int dmnic_queue_irq_nr(struct dmnic *dm, unsigned int q)
+{
+	return pci_irq_vector(dm->pdev, q);
+}
+
+static inline int dmnic_admin_irq_nr(struct dmnic *dm)
+{
+	return pci_irq_vector(dm->pdev, dm->max_queues);
+}
+
+enum dmnic_rx_csum {
+	DMNIC_RX_CSUM_NONE,
+	DMNIC_RX_CSUM_OK,
+	DMNIC_RX_CSUM_BAD,
+};
+
+/* Pure helpers (no device access), covered by KUnit. */
+unsigned int dmnic_ring_used(u32 head, u32 tail, u32 size);
+unsigned int dmnic_ring_space(u32 head, u32 tail, u32 size);
+void dmnic_tx_desc_fill(struct dmnic_tx_desc *d, dma_addr_t addr, u32 len,
+			u16 id, bool eop, const struct sk_buff *csum_skb);
+bool dmnic_rx_cmpl_valid(const struct dmnic_rx_cmpl *c, u32 gen);
+bool dmnic_tx_cmpl_valid(const struct dmnic_tx_cmpl *c, u32 gen);
+enum dmnic_rx_csum dmnic_rx_csum_status(u32 flags);
+enum pkt_hash_types dmnic_rx_hash_type(u8 rss_type);
+int dmnic_rule_from_flow_spec(const struct ethtool_rx_flow_spec *fs,
+			      struct dmnic_rule *rule);
+void dmnic_rule_to_flow_spec(const struct dmnic_rule *rule,
+			     struct ethtool_rx_flow_spec *fs);
+void dmnic_rule_encode(const struct dmnic_rule *rule,
+		       struct dmnic_rule_regs *regs);
+u64 dmnic_rss_fields_to_rxh(u32 fields, u32 flow_type);
+int dmnic_rss_fields_from_rxh(u32 fields, u32 flow_type, u64 rxh, u32 *out);
+
+/* devmem_nic_main.c */
+void dmnic_update_link(struct dmnic *dm);
+
+/* devmem_nic_netdev.c */
+void dmnic_netdev_init(struct dmnic *dm);
+void dmnic_rss_default(struct dmnic *dm);
+void dmnic_rss_write(struct dmnic *dm);
+void dmnic_hds_thresh_write(struct dmnic *dm);
+int dmnic_reconfigure(struct dmnic *dm, unsigned int num_queues,
+		      u32 rx_ring_size, u32 tx_ring_size, bool hds);
+extern const struct netdev_queue_mgmt_ops dmnic_queue_mgmt_ops;
+extern const struct netdev_stat_ops dmnic_stat_ops;
+
+/* devmem_nic_txrx.c */
+netdev_tx_t dmnic_xmit(struct sk_buff *skb, struct net_device *netdev);
+int dmnic_poll(struct napi_struct *napi, int budget);
+irqreturn_t dmnic_queue_irq(int irq, void *data);
+void dmnic_refill_timer(struct timer_list *t);
+int dmnic_tx_alloc(struct dmnic *dm, struct dmnic_tx_ring *tx);
+void dmnic_tx_free(struct dmnic *dm, struct dmnic_tx_ring *tx);
+void dmnic_tx_hw_start(struct dmnic *dm, struct dmnic_tx_ring *tx);
+void dmnic_tx_clean_all(struct dmnic *dm, struct dmnic_tx_ring *tx);
+int dmnic_rx_alloc(struct dmnic *dm, struct dmnic_rx_queue *rx,
+		   unsigned int idx, struct napi_struct *napi);
+void dmnic_rx_free(struct dmnic *dm, struct dmnic_rx_queue *rx);
+void dmnic_rx_hw_start(struct dmnic *dm, struct dmnic_rx_queue *rx);
+int dmnic_queue_hw_stop(struct dmnic *dm, unsigned int q, bool tx);
+
+/* devmem_nic_ethtool.c */
+extern const struct ethtool_ops dmnic_ethtool_ops;
+void dmnic_rules_write_all(struct dmnic *dm);
+
+#endif /* _DEVMEM_NIC_H_ */

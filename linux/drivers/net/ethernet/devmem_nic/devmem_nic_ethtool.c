@@ -1,0 +1,739 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * devmem-nic: ethtool ops (rings with header split, channels, flow steering,
+ * RSS, statistics).
+ *
+ * The driver is ops locked, so every op here runs with the netdev instance
+ * lock held.
+ */
+
+#include <linux/etherdevice.h>
+#include <linux/ethtool.h>
+#include <linux/netdevice.h>
+#include <linux/pci.h>
+#include <net/netdev_lock.h>
+
+#include "devmem_nic.h"
+
+static void dmnic_get_drvinfo(struct net_device *netdev,
+			      struct ethtool_drvinfo *info)
+{
+	struct dmnic *dm = netdev_priv(netdev);
+	u32 ver = dmnic_rd32(dm, DMNIC_REG_VERSION);
+
+	strscpy(info->driver, DMNIC_DRV_NAME, sizeof(info->driver));
+	strscpy(info->bus_info, pci_name(dm->pdev), sizeof(info->bus_info));
+	snprintf(info->fw_version, sizeof(info->fw_version), "%u.%u",
+		 ver >> 16, ver & 0xffff);
+}
+
+/* ---- rings and header split ---- */
+
+static void dmnic_get_ringparam(struct net_device *netdev,
+				struct ethtool_ringparam *ring,
+				struct kernel_ethtool_ringparam *kring,
+				struct netlink_ext_ack *extack)
+{
+	struct dmnic *dm = netdev_priv(netdev);
+
+	ring->rx_max_pending = DMNIC_RING_MAX;
+	ring->tx_max_pending = DMNIC_RING_MAX;
+	ring->rx_pending = dm->rx_ring_size;
+	ring->tx_pending = dm->tx_ring_size;
+
+	kring->tcp_data_split = dm->hds_enabled ?
+				ETHTOOL_TCP_DATA_SPLIT_ENABLED :
+				ETHTOOL_TCP_DATA_SPLIT_DISABLED;
+	kring->hds_thresh = dm->hds_thresh;
+	kring->hds_thresh_max = DMNIC_HDS_THRESH_MAX;
+}
+
+static int dmnic_set_ringparam(struct net_device *netdev,
+			       struct ethtool_ringparam *ring,
+			       struct kernel_ethtool_ringparam *kring,
+			       struct netlink_ext_ack *extack)
+{
+	struct dmnic *dm = netdev_priv(netdev);
+	u32 rx = ring->rx_pending, tx = ring->tx_pending;
+	bool hds;
+
+	if (ring->rx_mini_pending || ring->rx_jumbo_pending) {
+		NL_SET_ERR_MSG_MOD(extack, "mini and jumbo rings not supported");
+		return -EINVAL;
+	}
+	if (rx < DMNIC_RING_MIN || tx < DMNIC_RING_MIN) {
+		NL_SET_ERR_MSG_FMT_MOD(extack, "rings must have at least %u entries",
+				       DMNIC_RING_MIN);
+		return -EINVAL;
+	}
+	if (kring->hds_thresh > DMNIC_HDS_THRESH_MAX) {
+		NL_SET_ERR_MSG_MOD(extack, "hds-thresh too large");
+		return -EINVAL;
+	}
+	if (kring->tcp_data_split == ETHTOOL_TCP_DATA_SPLIT_DISABLED &&
+	    dev_get_min_mp_channel_count(netdev)) {
+		NL_SET_ERR_MSG_MOD(extack, "a memory provider needs header split");
+		return -EINVAL;
+	}
+	/* The core already checked rx/tx against the maximum. */
+	rx = roundup_pow_of_two(rx);
+	tx = roundup_pow_of_two(tx);
+
+	/* UNKNOWN means "driver default", which is split on. */
+	hds = kring->tcp_data_split != ETHTOOL_TCP_DATA_SPLIT_DISABLED;
+
+	dm->hds_thresh = kring->hds_thresh;
+	if (rx == dm->rx_ring_size && tx == dm->tx_ring_size &&
+	    hds == dm->hds_enabled) {
+		/* Only the threshold may have changed: no queue rebuild. */
+		if (netif_running(netdev))
+			dmnic_hds_thresh_write(dm);
+		return 0;
+	}
+
+	return dmnic_reconfigure(dm, dm->num_queues, rx, tx, hds);
+}
+
+/* ---- channels ---- */
+
+static void dmnic_get_channels(struct net_device *netdev,
+			       struct ethtool_channels *ch)
+{
+	struct dmnic *dm = netdev_priv(netdev);
+
+	ch->max_combined = dm->max_queues;
+	ch->combined_count = dm->num_queues;
+}
+
+static int dmnic_set_channels(struct net_device *netdev,
+			      struct ethtool_channels *ch)
+{
+	struct dmnic *dm = netdev_priv(netdev);
+
+	/* The core checks the counts against the max and against RSS, ntuple
+	 * and memory provider users of the queues that would go away.
+	 */
+	if (!ch->combined_count || ch->rx_count || ch->tx_count)
+		return -EINVAL;
+	if (ch->combined_count == dm->num_queues)
+		return 0;
+
+	return dmnic_reconfigure(dm, ch->combined_count, dm->rx_ring_size,
+				 dm->tx_ring_size, dm->hds_enabled);
+}
+
+/* ---- flow steering rules ---- */
+
+static bool dmnic_flow_is_v6(u32 flow_type)
+{
+	return flow_type == TCP_V6_FLOW || flow_type == UDP_V6_FLOW ||
+	       flow_type == IPV6_USER_FLOW;
+}
+
+/* ethtool flow spec -> driver rule. Masks: set bits are compared. */
+int dmnic_rule_from_flow_spec(const struct ethtool_rx_flow_spec *fs,
+			      struct dmnic_rule *r)
+{
+	u32 flow_type = fs->flow_type & ~(FLOW_EXT | FLOW_MAC_EXT);
+
+	memset(r, 0, sizeof(*r));
+	if (fs->flow_type & FLOW_RSS)
+		return -EOPNOTSUPP;
+	if ((fs->flow_type & FLOW_EXT) &&
+	    (fs->m_ext.vlan_etype || fs->m_ext.vlan_tci ||
+	     fs->m_ext.data[0] || fs->m_ext.data[1]))
+		return -EOPNOTSUPP;
+	if ((fs->flow_type & FLOW_MAC_EXT) &&
+	    !is_zero_ether_addr(fs->m_ext.h_dest))
+		return -EOPNOTSUPP;
+
+	switch (flow_type) {
+	case TCP_V4_FLOW:
+	case UDP_V4_FLOW: {
+		const struct ethtool_tcpip4_spec *v = &fs->h_u.tcp_ip4_spec;
+		const struct ethtool_tcpip4_spec *m = &fs->m_u.tcp_ip4_spec;
+
+		if (m->tos)
+			return -EOPNOTSUPP;
+		r->src_ip[0] = v->ip4src & m->ip4src;
+		r->src_ip_mask[0] = m->ip4src;
+		r->dst_ip[0] = v->ip4dst & m->ip4dst;
+		r->dst_ip_mask[0] = m->ip4dst;
+		r->src_port = v->psrc & m->psrc;
+		r->src_port_mask = m->psrc;
+		r->dst_port = v->pdst & m->pdst;
+		r->dst_port_mask = m->pdst;
+		break;
+	}
+	case TCP_V6_FLOW:
+	case UDP_V6_FLOW: {
+		const struct ethtool_tcpip6_spec *v = &fs->h_u.tcp_ip6_spec;
+		const struct ethtool_tcpip6_spec *m = &fs->m_u.tcp_ip6_spec;
+		int i;
+
+		if (m->tclass)
+			return -EOPNOTSUPP;
+		for (i = 0; i < 4; i++) {
+			r->src_ip[i] = v->ip6src[i] & m->ip6src[i];
+			r->src_ip_mask[i] = m->ip6src[i];
+			r->dst_ip[i] = v->ip6dst[i] & m->ip6dst[i];
+			r->dst_ip_mask[i] = m->ip6dst[i];
+		}
+		r->src_port = v->psrc & m->psrc;
+		r->src_port_mask = m->psrc;
+		r->dst_port = v->pdst & m->pdst;
+		r->dst_port_mask = m->pdst;
+		break;
+	}
+	case IPV4_USER_FLOW: {
+		const struct ethtool_usrip4_spec *v = &fs->h_u.usr_ip4_spec;
+		const struct ethtool_usrip4_spec *m = &fs->m_u.usr_ip4_spec;
+
+		if (m->tos || m->l4_4_bytes || m->proto ||
+		    v->ip_ver != ETH_RX_NFC_IP4)
+			return -EOPNOTSUPP;
+		r->src_ip[0] = v->ip4src & m->ip4src;
+		r->src_ip_mask[0] = m->ip4src;
+		r->dst_ip[0] = v->ip4dst & m->ip4dst;
+		r->dst_ip_mask[0] = m->ip4dst;
+		break;
+	}
+	case IPV6_USER_FLOW: {
+		const struct ethtool_usrip6_spec *v = &fs->h_u.usr_ip6_spec;
+		const struct ethtool_usrip6_spec *m = &fs->m_u.usr_ip6_spec;
+		int i;
+
+		if (m->tclass || m->l4_4_bytes || m->l4_proto)
+			return -EOPNOTSUPP;
+		for (i = 0; i < 4; i++) {
+			r->src_ip[i] = v->ip6src[i] & m->ip6src[i];
+			r->src_ip_mask[i] = m->ip6src[i];
+			r->dst_ip[i] = v->ip6dst[i] & m->ip6dst[i];
+			r->dst_ip_mask[i] = m->ip6dst[i];
+		}
+		break;
+	}
+	default:
+		return -EOPNOTSUPP;
+	}
+
+	r->flow_type = flow_type;
+	r->ring_cookie = fs->ring_cookie;
+	r->valid = true;
+	return 0;
+}
+
+void dmnic_rule_to_flow_spec(const struct dmnic_rule *r,
+			     struct ethtool_rx_flow_spec *fs)
+{
+	u32 loc = fs->location;
+	int i;
+
+	memset(fs, 0, sizeof(*fs));
+	fs->location = loc;
+	fs->flow_type = r->flow_type;
+	fs->ring_cookie = r->ring_cookie;
+
+	switch (r->flow_type) {
+	case TCP_V4_FLOW:
+	case UDP_V4_FLOW:
+		fs->h_u.tcp_ip4_spec.ip4src = r->src_ip[0];
+		fs->m_u.tcp_ip4_spec.ip4src = r->src_ip_mask[0];
+		fs->h_u.tcp_ip4_spec.ip4dst = r->dst_ip[0];
+		fs->m_u.tcp_ip4_spec.ip4dst = r->dst_ip_mask[0];
+		fs->h_u.tcp_ip4_spec.psrc = r->src_port;
+		fs->m_u.tcp_ip4_spec.psrc = r->src_port_mask;
+		fs->h_u.tcp_ip4_spec.pdst = r->dst_port;
+		fs->m_u.tcp_ip4_spec.pdst = r->dst_port_mask;
+		break;
+	case TCP_V6_FLOW:
+	case UDP_V6_FLOW:
+		for (i = 0; i < 4; i++) {
+			fs->h_u.tcp_ip6_spec.ip6src[i] = r->src_ip[i];
+			fs->m_u.tcp_ip6_spec.ip6src[i] = r->src_ip_mask[i];
+			fs->h_u.tcp_ip6_spec.ip6dst[i] = r->dst_ip[i];
+			fs->m_u.tcp_ip6_spec.ip6dst[i] = r->dst_ip_mask[i];
+		}
+		fs->h_u.tcp_ip6_spec.psrc = r->src_port;
+		fs->m_u.tcp_ip6_spec.psrc = r->src_port_mask;
+		fs->h_u.tcp_ip6_spec.pdst = r->dst_port;
+		fs->m_u.tcp_ip6_spec.pdst = r->dst_port_mask;
+		break;
+	case IPV4_USER_FLOW:
+		fs->h_u.usr_ip4_spec.ip_ver = ETH_RX_NFC_IP4;
+		fs->h_u.usr_ip4_spec.ip4src = r->src_ip[0];
+		fs->m_u.usr_ip4_spec.ip4src = r->src_ip_mask[0];
+		fs->h_u.usr_ip4_spec.ip4dst = r->dst_ip[0];
+		fs->m_u.usr_ip4_spec.ip4dst = r->dst_ip_mask[0];
+		break;
+	case IPV6_USER_FLOW:
+		for (i = 0; i < 4; i++) {
+			fs->h_u.usr_ip6_spec.ip6src[i] = r->src_ip[i];
+			fs->m_u.usr_ip6_spec.ip6src[i] = r->src_ip_mask[i];
+			fs->h_u.usr_ip6_spec.ip6dst[i] = r->dst_ip[i];
+			fs->m_u.usr_ip6_spec.ip6dst[i] = r->dst_ip_mask[i];
+		}
+		break;
+	}
+}
+
+/* Driver rule -> the device's FS data register values. */
+void dmnic_rule_encode(const struct dmnic_rule *r, struct dmnic_rule_regs *o)
+{
+	u32 l4;
+	int i;
+
+	memset(o, 0, sizeof(*o));
+	if (!r->valid)
+		return;
+
+	switch (r->flow_type) {
+	case TCP_V4_FLOW:
+	case TCP_V6_FLOW:
+		l4 = DMNIC_FS_L4_TCP;
+		break;
+	case UDP_V4_FLOW:
+	case UDP_V6_FLOW:
+		l4 = DMNIC_FS_L4_UDP;
+		break;
+	default:
+		l4 = DMNIC_FS_L4_ANY;
+		break;
+	}
+	o->ctrl = DMNIC_FS_CTRL_VALID |
+		  (dmnic_flow_is_v6(r->flow_type) ? DMNIC_FS_CTRL_IPV6 : 0) |
+		  (l4 << DMNIC_FS_CTRL_L4_SHIFT);
+	if (r->ring_cookie == RX_CLS_FLOW_DISC)
+		o->action = DMNIC_FS_ACTION_DROP;
+	else
+		o->action = ethtool_get_flow_spec_ring(r->ring_cookie) &
+			    DMNIC_FS_ACTION_QUEUE_MASK;
+	o->ports = be16_to_cpu(r->src_port) |
+		   (u32)be16_to_cpu(r->dst_port) << 16;
+	o->ports_mask = be16_to_cpu(r->src_port_mask) |
+			(u32)be16_to_cpu(r->dst_port_mask) << 16;
+	/* Address word n holds bytes 4n..4n+3, byte 4n in bits 31:24. */
+	for (i = 0; i < 4; i++) {
+		o->src_ip[i] = be32_to_cpu(r->src_ip[i]);
+		o->src_ip_mask[i] = be32_to_cpu(r->src_ip_mask[i]);
+		o->dst_ip[i] = be32_to_cpu(r->dst_ip[i]);
+		o->dst_ip_mask[i] = be32_to_cpu(r->dst_ip_mask[i]);
+	}
+}
+
+/* Write rule @loc (or its absence) into the device's rule table. */
+static void dmnic_rule_write(struct dmnic *dm, unsigned int loc)
+{
+	struct dmnic_rule_regs o;
+	int i;
+
+	dmnic_rule_encode(&dm->rules[loc], &o);
+	dmnic_wr32(dm, DMNIC_REG_FS_INDEX, loc);
+	dmnic_wr32(dm, DMNIC_REG_FS_CTRL, o.ctrl);
+	dmnic_wr32(dm, DMNIC_REG_FS_ACTION, o.action);
+	dmnic_wr32(dm, DMNIC_REG_FS_PORTS, o.ports);
+	dmnic_wr32(dm, DMNIC_REG_FS_PORTS_MASK, o.ports_mask);
+	for (i = 0; i < 4; i++) {
+		dmnic_wr32(dm, DMNIC_REG_FS_SRC_IP + 4 * i, o.src_ip[i]);
+		dmnic_wr32(dm, DMNIC_REG_FS_SRC_IP_MASK + 4 * i,
+			   o.src_ip_mask[i]);
+		dmnic_wr32(dm, DMNIC_REG_FS_DST_IP + 4 * i, o.dst_ip[i]);
+		dmnic_wr32(dm, DMNIC_REG_FS_DST_IP_MASK + 4 * i,
+			   o.dst_ip_mask[i]);
+	}
+	/* The whole rule is stored at once: no half rule ever matches. */
+	dmnic_wr32(dm, DMNIC_REG_FS_CMD, DMNIC_FS_CMD_WRITE);
+}
+
+void dmnic_rules_write_all(struct dmnic *dm)
+{
+	unsigned int loc;
+
+	dmnic_wr32(dm, DMNIC_REG_FS_CMD, DMNIC_FS_CMD_CLEAR_ALL);
+	for (loc = 0; loc < DMNIC_NUM_RULES; loc++)
+		if (dm->rules[loc].valid)
+			dmnic_rule_write(dm, loc);
+}
+
+static int dmnic_rule_count(struct dmnic *dm)
+{
+	unsigned int loc;
+	int n = 0;
+
+	for (loc = 0; loc < DMNIC_NUM_RULES; loc++)
+		n += dm->rules[loc].valid;
+	return n;
+}
+
+static int dmnic_get_rule(struct dmnic *dm, struct ethtool_rxnfc *cmd)
+{
+	struct ethtool_rx_flow_spec *fs = &cmd->fs;
+	const struct dmnic_rule *r;
+
+	if (fs->location >= DMNIC_NUM_RULES)
+		return -EINVAL;
+	r = &dm->rules[fs->location];
+	if (!r->valid)
+		return -ENOENT;
+
+	dmnic_rule_to_flow_spec(r, fs);
+	return 0;
+}
+
+static int dmnic_get_rule_locs(struct dmnic *dm, struct ethtool_rxnfc *cmd,
+			       u32 *locs)
+{
+	unsigned int loc, n = 0;
+
+	cmd->data = DMNIC_NUM_RULES;
+	for (loc = 0; loc < DMNIC_NUM_RULES; loc++) {
+		if (!dm->rules[loc].valid)
+			continue;
+		if (n == cmd->rule_cnt)
+			return -EMSGSIZE;
+		locs[n++] = loc;
+	}
+	cmd->rule_cnt = n;
+	return 0;
+}
+
+static int dmnic_get_rxnfc(struct net_device *netdev,
+			   struct ethtool_rxnfc *cmd, u32 *rule_locs)
+{
+	struct dmnic *dm = netdev_priv(netdev);
+
+	switch (cmd->cmd) {
+	case ETHTOOL_GRXCLSRLCNT:
+		cmd->rule_cnt = dmnic_rule_count(dm);
+		/* We pick the slot for RX_CLS_LOC_ANY ourselves. */
+		cmd->data = DMNIC_NUM_RULES | RX_CLS_LOC_SPECIAL;
+		return 0;
+	case ETHTOOL_GRXCLSRULE:
+		return dmnic_get_rule(dm, cmd);
+	case ETHTOOL_GRXCLSRLALL:
+		return dmnic_get_rule_locs(dm, cmd, rule_locs);
+	default:
+		return -EOPNOTSUPP;
+	}
+}
+
+static int dmnic_add_rule(struct dmnic *dm, struct ethtool_rxnfc *cmd)
+{
+	struct ethtool_rx_flow_spec *fs = &cmd->fs;
+	struct dmnic_rule rule;
+	unsigned int loc;
+	int err;
+
+	if (fs->ring_cookie != RX_CLS_FLOW_DISC &&
+	    (ethtool_get_flow_spec_ring_vf(fs->ring_cookie) ||
+	     ethtool_get_flow_spec_ring(fs->ring_cookie) >= dm->num_queues))
+		return -EINVAL;
+
+	err = dmnic_rule_from_flow_spec(fs, &rule);
+	if (err)
+		return err;
+
+	if (fs->location == RX_CLS_LOC_ANY) {
+		/* Lowest free slot: rules match in slot order. */
+		for (loc = 0; loc < DMNIC_NUM_RULES; loc++)
+			if (!dm->rules[loc].valid)
+				break;
+		if (loc == DMNIC_NUM_RULES)
+			return -ENOSPC;
+		fs->location = loc;
+	} else if (fs->location >= DMNIC_NUM_RULES) {
+		return -EINVAL;
+	}
+
+	dm->rules[fs->location] = rule;
+	dmnic_rule_write(dm, fs->location);
+	return 0;
+}
+
+static int dmnic_del_rule(struct dmnic *dm, struct ethtool_rxnfc *cmd)
+{
+	unsigned int loc = cmd->fs.location;
+
+	if (loc >= DMNIC_NUM_RULES || !dm->rules[loc].valid)
+		return -ENOENT;
+	memset(&dm->rules[loc], 0, sizeof(dm->rules[loc]));
+	dmnic_rule_write(dm, loc);
+	return 0;
+}
+
+static int dmnic_set_rxnfc(struct net_device *netdev, struct ethtool_rxnfc *cmd)
+{
+	struct dmnic *dm = netdev_priv(netdev);
+
+	switch (cmd->cmd) {
+	case ETHTOOL_SRXCLSRLINS:
+		return dmnic_add_rule(dm, cmd);
+	case ETHTOOL_SRXCLSRLDEL:
+		return dmnic_del_rule(dm, cmd);
+	default:
+		return -EOPNOTSUPP;
+	}
+}
+
+/* ---- RSS ---- */
+
+static u32 dmnic_get_rx_ring_count(struct net_device *netdev)
+{
+	struct dmnic *dm = netdev_priv(netdev);
+
+	return dm->num_queues;
+}
+
+static u32 dmnic_get_rxfh_indir_size(struct net_device *netdev)
+{
+	return DMNIC_RSS_INDIR_SIZE;
+}
+
+static u32 dmnic_get_rxfh_key_size(struct net_device *netdev)
+{
+	return DMNIC_RSS_KEY_SIZE;
+}
+
+static int dmnic_get_rxfh(struct net_device *netdev,
+			  struct ethtool_rxfh_param *rxfh)
+{
+	struct dmnic *dm = netdev_priv(netdev);
+
+	rxfh->hfunc = ETH_RSS_HASH_TOP;
+	if (rxfh->indir)
+		memcpy(rxfh->indir, dm->rss_indir, sizeof(dm->rss_indir));
+	if (rxfh->key)
+		memcpy(rxfh->key, dm->rss_key, sizeof(dm->rss_key));
+	return 0;
+}
+
+static int dmnic_set_rxfh(struct net_device *netdev,
+			  struct ethtool_rxfh_param *rxfh,
+			  struct netlink_ext_ack *extack)
+{
+	struct dmnic *dm = netdev_priv(netdev);
+
+	if (rxfh->hfunc != ETH_RSS_HASH_NO_CHANGE &&
+	    rxfh->hfunc != ETH_RSS_HASH_TOP) {
+		NL_SET_ERR_MSG_MOD(extack, "only Toeplitz hashing is supported");
+		return -EOPNOTSUPP;
+	}
+	if (rxfh->input_xfrm != RXH_XFRM_NO_CHANGE && rxfh->input_xfrm) {
+		NL_SET_ERR_MSG_MOD(extack, "input transformation not supported");
+		return -EOPNOTSUPP;
+	}
+	if (rxfh->indir)
+		memcpy(dm->rss_indir, rxfh->indir, sizeof(dm->rss_indir));
+	if (rxfh->key)
+		memcpy(dm->rss_key, rxfh->key, sizeof(dm->rss_key));
+	dmnic_rss_write(dm);
+	return 0;
+}
+
+/*
+ * REG_RSS_FIELDS has, per IP version, one bit for "hash the addresses" and
+ * one per L4 protocol for "hash addresses and ports".
+ */
+#define DMNIC_RXH_IP	(RXH_IP_SRC | RXH_IP_DST)
+#define DMNIC_RXH_L4	(DMNIC_RXH_IP | RXH_L4_B_0_1 | RXH_L4_B_2_3)
+
+static int dmnic_rss_flow_bits(u32 flow_type, u32 *ip_bit, u32 *l4_bit)
+{
+	switch (flow_type) {
+	case TCP_V4_FLOW:
+		*ip_bit = DMNIC_RSS_F_IPV4;
+		*l4_bit = DMNIC_RSS_F_IPV4_TCP;
+		return 0;
+	case UDP_V4_FLOW:
+		*ip_bit = DMNIC_RSS_F_IPV4;
+		*l4_bit = DMNIC_RSS_F_IPV4_UDP;
+		return 0;
+	case TCP_V6_FLOW:
+		*ip_bit = DMNIC_RSS_F_IPV6;
+		*l4_bit = DMNIC_RSS_F_IPV6_TCP;
+		return 0;
+	case UDP_V6_FLOW:
+		*ip_bit = DMNIC_RSS_F_IPV6;
+		*l4_bit = DMNIC_RSS_F_IPV6_UDP;
+		return 0;
+	case IPV4_FLOW:
+		*ip_bit = DMNIC_RSS_F_IPV4;
+		*l4_bit = 0;
+		return 0;
+	case IPV6_FLOW:
+		*ip_bit = DMNIC_RSS_F_IPV6;
+		*l4_bit = 0;
+		return 0;
+	default:
+		return -EOPNOTSUPP;
+	}
+}
+
+u64 dmnic_rss_fields_to_rxh(u32 fields, u32 flow_type)
+{
+	u32 ip_bit, l4_bit;
+
+	if (dmnic_rss_flow_bits(flow_type, &ip_bit, &l4_bit))
+		return 0;
+	if (l4_bit && (fields & l4_bit))
+		return DMNIC_RXH_L4;
+	if (fields & ip_bit)
+		return DMNIC_RXH_IP;
+	return 0;
+}
+
+int dmnic_rss_fields_from_rxh(u32 fields, u32 flow_type, u64 rxh, u32 *out)
+{
+	u32 ip_bit, l4_bit;
+
+	if (dmnic_rss_flow_bits(flow_type, &ip_bit, &l4_bit))
+		return -EOPNOTSUPP;
+
+	if (rxh == DMNIC_RXH_L4 && l4_bit) {
+		fields |= l4_bit;
+	} else if (rxh == DMNIC_RXH_IP) {
+		/* 2-tuple: IP bit on, this protocol's 4-tuple bit off */
+		fields = (fields & ~l4_bit) | ip_bit;
+	} else if (!rxh && !l4_bit) {
+		fields &= ~ip_bit;
+	} else {
+		return -EINVAL;
+	}
+	*out = fields;
+	return 0;
+}
+
+static int dmnic_get_rxfh_fields(struct net_device *netdev,
+				 struct ethtool_rxfh_fields *f)
+{
+	struct dmnic *dm = netdev_priv(netdev);
+	u32 ip_bit, l4_bit;
+
+	if (dmnic_rss_flow_bits(f->flow_type, &ip_bit, &l4_bit))
+		return -EOPNOTSUPP;
+	f->data = dmnic_rss_fields_to_rxh(dm->rss_fields, f->flow_type);
+	return 0;
+}
+
+static int dmnic_set_rxfh_fields(struct net_device *netdev,
+				 const struct ethtool_rxfh_fields *f,
+				 struct netlink_ext_ack *extack)
+{
+	struct dmnic *dm = netdev_priv(netdev);
+	u32 fields;
+	int err;
+
+	err = dmnic_rss_fields_from_rxh(dm->rss_fields, f->flow_type, f->data,
+					&fields);
+	if (err) {
+		NL_SET_ERR_MSG_MOD(extack, "unsupported hash fields for this flow type");
+		return err;
+	}
+	dm->rss_fields = fields;
+	dmnic_wr32(dm, DMNIC_REG_RSS_FIELDS, dm->rss_fields);
+	return 0;
+}
+
+/* ---- statistics ---- */
+
+static const char dmnic_rx_stat_names[][ETH_GSTRING_LEN] = {
+	"packets", "bytes", "csum_unnecessary", "csum_none", "hds_split",
+	"alloc_fail", "drops",
+};
+
+static const char dmnic_tx_stat_names[][ETH_GSTRING_LEN] = {
+	"packets", "bytes", "csum_offload", "stop", "wake", "dropped",
+};
+
+#define DMNIC_RX_NSTATS ARRAY_SIZE(dmnic_rx_stat_names)
+#define DMNIC_TX_NSTATS ARRAY_SIZE(dmnic_tx_stat_names)
+
+static int dmnic_get_sset_count(struct net_device *netdev, int sset)
+{
+	struct dmnic *dm = netdev_priv(netdev);
+
+	if (sset != ETH_SS_STATS)
+		return -EOPNOTSUPP;
+	return dm->max_queues * (DMNIC_RX_NSTATS + DMNIC_TX_NSTATS);
+}
+
+static void dmnic_get_strings(struct net_device *netdev, u32 sset, u8 *data)
+{
+	struct dmnic *dm = netdev_priv(netdev);
+	unsigned int q, i;
+
+	if (sset != ETH_SS_STATS)
+		return;
+	for (q = 0; q < dm->max_queues; q++) {
+		for (i = 0; i < DMNIC_RX_NSTATS; i++)
+			ethtool_sprintf(&data, "rx%u_%s", q, dmnic_rx_stat_names[i]);
+		for (i = 0; i < DMNIC_TX_NSTATS; i++)
+			ethtool_sprintf(&data, "tx%u_%s", q, dmnic_tx_stat_names[i]);
+	}
+}
+
+static void dmnic_get_ethtool_stats(struct net_device *netdev,
+				    struct ethtool_stats *stats, u64 *data)
+{
+	struct dmnic *dm = netdev_priv(netdev);
+	unsigned int q, start;
+
+	for (q = 0; q < dm->max_queues; q++) {
+		struct dmnic_napi *qv = q < dm->num_queues ? dm->qv[q] : NULL;
+		const struct dmnic_rx_stats *rs;
+		const struct dmnic_tx_stats *ts;
+
+		if (!qv) {
+			memset(data, 0, sizeof(u64) *
+			       (DMNIC_RX_NSTATS + DMNIC_TX_NSTATS));
+			data += DMNIC_RX_NSTATS + DMNIC_TX_NSTATS;
+			continue;
+		}
+		rs = &qv->rx.stats;
+		do {
+			start = u64_stats_fetch_begin(&rs->syncp);
+			data[0] = rs->packets;
+			data[1] = rs->bytes;
+			data[2] = rs->csum_unnecessary;
+			data[3] = rs->csum_none;
+			data[4] = rs->hds_split;
+			data[5] = rs->alloc_fail;
+			data[6] = rs->drops;
+		} while (u64_stats_fetch_retry(&rs->syncp, start));
+		data += DMNIC_RX_NSTATS;
+		ts = &qv->tx.stats;
+		do {
+			start = u64_stats_fetch_begin(&ts->syncp);
+			data[0] = ts->packets;
+			data[1] = ts->bytes;
+			data[2] = ts->csum_offload;
+			data[3] = ts->stop;
+			data[4] = ts->wake;
+			data[5] = ts->dropped;
+		} while (u64_stats_fetch_retry(&ts->syncp, start));
+		data += DMNIC_TX_NSTATS;
+	}
+}
+
+const struct ethtool_ops dmnic_ethtool_ops = {
+	.supported_ring_params	= ETHTOOL_RING_USE_TCP_DATA_SPLIT |
+				  ETHTOOL_RING_USE_HDS_THRS,
+	.get_drvinfo		= dmnic_get_drvinfo,
+	.get_link		= ethtool_op_get_link,
+	.get_ringparam		= dmnic_get_ringparam,
+	.set_ringparam		= dmnic_set_ringparam,
+	.get_channels		= dmnic_get_channels,
+	.set_channels		= dmnic_set_channels,
+	.get_rxnfc		= dmnic_get_rxnfc,
+	.set_rxnfc		= dmnic_set_rxnfc,
+	.get_rx_ring_count	= dmnic_get_rx_ring_count,
+	.get_rxfh_indir_size	= dmnic_get_rxfh_indir_size,
+	.get_rxfh_key_size	= dmnic_get_rxfh_key_size,
+	.get_rxfh		= dmnic_get_rxfh,
+	.set_rxfh		= dmnic_set_rxfh,
+	.get_rxfh_fields	= dmnic_get_rxfh_fields,
+	.set_rxfh_fields	= dmnic_set_rxfh_fields,
+	.get_sset_count		= dmnic_get_sset_count,
+	.get_strings		= dmnic_get_strings,
+	.get_ethtool_stats	= dmnic_get_ethtool_stats,
+};

@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * devmem-nic: PCI glue (probe, remove, interrupts, link state).
+ *
+ * The device contract is docs/specs/devmem-nic.rst of devmem-lab.
+ */
+
+#include <linux/etherdevice.h>
+#include <linux/interrupt.h>
+#include <linux/iopoll.h>
+#include <linux/module.h>
+#include <linux/pci.h>
+#include <net/netdev_lock.h>
+
+#include "devmem_nic.h"
+
+static const struct pci_device_id dmnic_pci_tbl[] = {
+	{ PCI_DEVICE(DMNIC_PCI_VENDOR_ID, DMNIC_PCI_DEVICE_ID) },
+	{ }
+};
+MODULE_DEVICE_TABLE(pci, dmnic_pci_tbl);
+
+/* Read the link bit and tell the stack. Runs from the admin work item. */
+void dmnic_update_link(struct dmnic *dm)
+{
+	bool up = dmnic_rd32(dm, DMNIC_REG_STATUS) & DMNIC_STATUS_LINK_UP;
+
+	if (up == netif_carrier_ok(dm->netdev))
+		return;
+
+	if (up) {
+		netif_carrier_on(dm->netdev);
+		netdev_info(dm->netdev, "link up\n");
+	} else {
+		netif_carrier_off(dm->netdev);
+		netdev_info(dm->netdev, "link down\n");
+	}
+}
+
+static void dmnic_admin_work(struct work_struct *work)
+{
+	struct dmnic *dm = container_of(work, struct dmnic, admin_work);
+	u32 cause;
+
+	cause = dmnic_rd32(dm, DMNIC_REG_INT_CAUSE);
+	dmnic_wr32(dm, DMNIC_REG_INT_CAUSE, cause);
+	if (cause & DMNIC_INT_QERR)
+		netdev_err(dm->netdev, "queue error, queue map %#x %#x\n",
+			   dmnic_rd32(dm, DMNIC_REG_ERR_QMAP_HI),
+			   dmnic_rd32(dm, DMNIC_REG_ERR_QMAP_LO));
+	dmnic_update_link(dm);
+}
+
+static irqreturn_t dmnic_admin_irq(int irq, void *data)
+{
+	struct dmnic *dm = data;
+
+	schedule_work(&dm->admin_work);
+	return IRQ_HANDLED;
+}
+
+static int dmnic_reset_hw(struct dmnic *dm)
+{
+	u32 ctrl;
+	int err;
+
+	dmnic_wr32(dm, DMNIC_REG_CTRL, DMNIC_CTRL_RESET);
+	err = readl_poll_timeout(dm->regs + DMNIC_REG_CTRL, ctrl,
+				 !(ctrl & DMNIC_CTRL_RESET), 10, 100000);
+	if (err)
+		dev_err(&dm->pdev->dev, "device reset timed out\n");
+	return err;
+}
+
+static int dmnic_alloc_irqs(struct dmnic *dm)
+{
+	struct pci_dev *pdev = dm->pdev;
+	int nvec, err;
+
+	/* Vector q for queue pair q, vector NUM_QUEUES for admin events:
+	 * the layout is fixed by the device, so take all of them.
+	 */
+	nvec = pci_alloc_irq_vectors(pdev, dm->max_queues + 1,
+				     dm->max_queues + 1, PCI_IRQ_MSIX);
+	if (nvec < 0)
+		return nvec;
+	dm->num_vecs = nvec;
+
+	INIT_WORK(&dm->admin_work, dmnic_admin_work);
+	err = request_irq(dmnic_admin_irq_nr(dm), dmnic_admin_irq, 0,
+			  dm->admin_irq_name, dm);
+	if (err) {
+		pci_free_irq_vectors(pdev);
+		return err;
+	}
+	return 0;
+}
+
+static void dmnic_free_irqs(struct dmnic *dm)
+{
+	dmnic_wr32(dm, DMNIC_REG_INT_MASK, ~0u);
+	free_irq(dmnic_admin_irq_nr(dm), dm);
+	cancel_work_sync(&dm->admin_work);
+	pci_free_irq_vectors(dm->pdev);
+}
+
+static void dmnic_read_mac(struct dmnic *dm)
+{
+	u32 lo = dmnic_rd32(dm, DMNIC_REG_MAC_LO);
+	u32 hi = dmnic_rd32(dm, DMNIC_REG_MAC_HI);
+	u8 addr[ETH_ALEN];
+
+	addr[0] = lo;
+	addr[1] = lo >> 8;
+	addr[2] = lo >> 16;
+	addr[3] = lo >> 24;
+	addr[4] = hi;
+	addr[5] = hi >> 8;
+
+	if (is_valid_ether_addr(addr)) {
+		eth_hw_addr_set(dm->netdev, addr);
+	} else {
+		dev_warn(&dm->pdev->dev, "invalid MAC %pM, using a random one\n",
+			 addr);
+		eth_hw_addr_random(dm->netdev);
+	}
+}
+
+static int dmnic_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
+{
+	struct net_device *netdev;
+	unsigned int nq;
+	struct dmnic *dm;
+	void __iomem *regs;
+	u32 id, ver;
+	int err;
+
+	err = pcim_enable_device(pdev);
+	if (err)
+		return dev_err_probe(&pdev->dev, err, "enable device\n");
+
+	err = dma_set_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(64));
+	if (err)
+		return dev_err_probe(&pdev->dev, err, "no 64-bit DMA\n");
+
+	regs = pcim_iomap_region(pdev, DMNIC_BAR_REGS, DMNIC_DRV_NAME);
+	if (IS_ERR(regs))
+		return dev_err_probe(&pdev->dev, PTR_ERR(regs), "map BAR%d\n",
+				     DMNIC_BAR_REGS);
+
+	id = readl(regs + DMNIC_REG_ID);
+	ver = readl(regs + DMNIC_REG_VERSION);
+	if (id != DMNIC_ID_MAGIC || (ver >> 16) != (DMNIC_VERSION >> 16))
+		return dev_err_probe(&pdev->dev, -ENODEV,
+				     "unknown device id %#x version %#x\n",
+				     id, ver);
+
+	nq = readl(regs + DMNIC_REG_NUM_QUEUES);
+	if (!nq || nq > DMNIC_MAX_QUEUES)
+		return dev_err_probe(&pdev->dev, -ENODEV, "bad queue count %u\n",
+				     nq);
+
+	netdev = alloc_etherdev_mqs(sizeof(*dm), nq, nq);
+	if (!netdev)
+		return -ENOMEM;
+
+	SET_NETDEV_DEV(netdev, &pdev->dev);
+	dm = netdev_priv(netdev);
+	dm->netdev = netdev;
+	dm->pdev = pdev;
+	dm->regs = regs;
+	dm->max_queues = nq;
+	pci_set_drvdata(pdev, dm);
+	snprintf(dm->admin_irq_name, sizeof(dm->admin_irq_name),
+		 "%s-admin@%s", DMNIC_DRV_NAME, pci_name(pdev));
+
+	pci_set_master(pdev);
+
+	err = dmnic_reset_hw(dm);
+	if (err)
+		goto err_free_netdev;
+
+	err = dmnic_alloc_irqs(dm);
+	if (err) {
+		dev_err(&pdev->dev, "MSI-X setup failed: %d\n", err);
+		goto err_free_netdev;
+	}
+
+	dmnic_read_mac(dm);
+	dmnic_netdev_init(dm);
+
+	err = register_netdev(netdev);
+	if (err)
+		goto err_free_irqs;
+
+	/* Admin events on; queue vectors stay unused until ndo_open. */
+	dmnic_wr32(dm, DMNIC_REG_INT_MASK, ~(DMNIC_INT_LINK | DMNIC_INT_QERR));
+	schedule_work(&dm->admin_work);
+
+	netdev_info(netdev, "devmem-nic %d.%d, %u queue pairs, MAC %pM\n",
+		    ver >> 16, ver & 0xffff, dm->max_queues, netdev->dev_addr);
+	return 0;
+
+err_free_irqs:
+	dmnic_free_irqs(dm);
+err_free_netdev:
+	free_netdev(netdev);
+	return err;
+}
+
+static void dmnic_remove(struct pci_dev *pdev)
+{
+	struct dmnic *dm = pci_get_drvdata(pdev);
+
+	/* No more link work once the netdev starts going away. */
+	dmnic_wr32(dm, DMNIC_REG_INT_MASK, ~0u);
+	synchronize_irq(dmnic_admin_irq_nr(dm));
+	cancel_work_sync(&dm->admin_work);
+
+	/* unregister_netdev() closes the device, which quiesces all queues. */
+	unregister_netdev(dm->netdev);
+	dmnic_free_irqs(dm);
+	dmnic_reset_hw(dm);
+	pci_clear_master(pdev);
+	free_netdev(dm->netdev);
+}
+
+static void dmnic_shutdown(struct pci_dev *pdev)
+{
+	struct dmnic *dm = pci_get_drvdata(pdev);
+
+	rtnl_lock();
+	netif_device_detach(dm->netdev);
+	if (netif_running(dm->netdev))
+		dev_close(dm->netdev);
+	rtnl_unlock();
+	dmnic_reset_hw(dm);
+	pci_clear_master(pdev);
+}
+
+static struct pci_driver dmnic_driver = {
+	.name		= DMNIC_DRV_NAME,
+	.id_table	= dmnic_pci_tbl,
+	.probe		= dmnic_probe,
+	.remove		= dmnic_remove,
+	.shutdown	= dmnic_shutdown,
+};
+module_pci_driver(dmnic_driver);
+
+MODULE_DESCRIPTION("devmem-lab emulated devmem TCP NIC driver");
+MODULE_LICENSE("GPL");

@@ -1,0 +1,545 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * devmem-nic: net_device ops, queue management ops and queue stats.
+ *
+ * The driver sets queue_mgmt_ops, so it is "ops locked": ndo_open/ndo_stop,
+ * ethtool ops and the queue management ops all run with the netdev
+ * instance lock held, and use the *_locked NAPI helpers.
+ */
+
+#include <linux/etherdevice.h>
+#include <linux/interrupt.h>
+#include <linux/unaligned.h>
+#include <net/netdev_lock.h>
+#include <net/netdev_queues.h>
+#include <net/netdev_rx_queue.h>
+#include <net/page_pool/helpers.h>
+
+#include "devmem_nic.h"
+
+static void dmnic_irq_enable(struct dmnic *dm, unsigned int q)
+{
+	dmnic_wr32(dm, DMNIC_QREG(q, DMNIC_Q_INT_MASK), 0);
+}
+
+static void dmnic_irq_disable(struct dmnic *dm, unsigned int q)
+{
+	dmnic_wr32(dm, DMNIC_QREG(q, DMNIC_Q_INT_MASK),
+		   DMNIC_Q_INT_RX | DMNIC_Q_INT_TX);
+}
+
+/* Default RSS: spread over all active queues unless the user set a table. */
+void dmnic_rss_default(struct dmnic *dm)
+{
+	unsigned int i;
+
+	if (netif_is_rxfh_configured(dm->netdev))
+		return;
+	for (i = 0; i < DMNIC_RSS_INDIR_SIZE; i++)
+		dm->rss_indir[i] = ethtool_rxfh_indir_default(i, dm->num_queues);
+}
+
+void dmnic_rss_write(struct dmnic *dm)
+{
+	unsigned int i;
+
+	for (i = 0; i < DMNIC_RSS_KEY_SIZE; i += 4)
+		dmnic_wr32(dm, DMNIC_REG_RSS_KEY + i,
+			   get_unaligned_le32(&dm->rss_key[i]));
+	for (i = 0; i < DMNIC_RSS_INDIR_SIZE; i++)
+		dmnic_wr32(dm, DMNIC_REG_RSS_INDIR + 4 * i, dm->rss_indir[i]);
+	dmnic_wr32(dm, DMNIC_REG_RSS_FIELDS, dm->rss_fields);
+	dmnic_wr32(dm, DMNIC_REG_DEFAULT_QUEUE, 0);
+	dmnic_wr32(dm, DMNIC_REG_RSS_CTRL, DMNIC_RSS_CTRL_ENABLE);
+}
+
+/* The threshold applies from the next frame; no queue restart needed. */
+void dmnic_hds_thresh_write(struct dmnic *dm)
+{
+	unsigned int q;
+
+	for (q = 0; q < dm->num_queues; q++)
+		dmnic_wr32(dm, DMNIC_QREG(q, DMNIC_Q_HDS_THRESH), dm->hds_thresh);
+}
+
+static void dmnic_qv_free(struct dmnic *dm, unsigned int q)
+{
+	struct dmnic_napi *qv = dm->qv[q];
+
+	if (!qv)
+		return;
+	timer_shutdown_sync(&qv->refill_timer);
+	netif_napi_del_locked(&qv->napi);
+	dmnic_rx_free(dm, &qv->rx);
+	dmnic_tx_free(dm, &qv->tx);
+	WRITE_ONCE(dm->qv[q], NULL);
+	/* ndo_get_stats64 may still be reading it under RCU */
+	kfree_rcu(qv, rcu);
+}
+
+static int dmnic_qv_alloc(struct dmnic *dm, unsigned int q)
+{
+	struct dmnic_napi *qv;
+	int err;
+
+	qv = kzalloc_obj(*qv, GFP_KERNEL);
+	if (!qv)
+		return -ENOMEM;
+	qv->dm = dm;
+	qv->idx = q;
+	snprintf(qv->irq_name, sizeof(qv->irq_name), "%s-q%u",
+		 netdev_name(dm->netdev), q);
+	dm->qv[q] = qv;
+
+	timer_setup(&qv->refill_timer, dmnic_refill_timer, 0);
+	netif_napi_add_config_locked(dm->netdev, &qv->napi, dmnic_poll, q);
+
+	qv->tx.idx = q;
+	err = dmnic_tx_alloc(dm, &qv->tx);
+	if (err)
+		goto err_free;
+	err = dmnic_rx_alloc(dm, &qv->rx, q, &qv->napi);
+	if (err)
+		goto err_free;
+	return 0;
+
+err_free:
+	dmnic_qv_free(dm, q);
+	return err;
+}
+
+/* Make queue pair @q live: rings into the device, NAPI and IRQ on. */
+static void dmnic_qv_start(struct dmnic *dm, struct dmnic_napi *qv)
+{
+	unsigned int q = qv->idx;
+
+	dmnic_tx_hw_start(dm, &qv->tx);
+	dmnic_rx_hw_start(dm, &qv->rx);
+	netif_queue_set_napi(dm->netdev, q, NETDEV_QUEUE_TYPE_RX, &qv->napi);
+	netif_queue_set_napi(dm->netdev, q, NETDEV_QUEUE_TYPE_TX, &qv->napi);
+	napi_enable_locked(&qv->napi);
+	dmnic_irq_enable(dm, q);
+	/* Kick NAPI once: completions may have arrived before the unmask. */
+	napi_schedule(&qv->napi);
+}
+
+static void dmnic_qv_stop(struct dmnic *dm, struct dmnic_napi *qv)
+{
+	unsigned int q = qv->idx;
+
+	dmnic_irq_disable(dm, q);
+	synchronize_irq(dmnic_queue_irq_nr(dm, q));
+	napi_disable_locked(&qv->napi);
+	timer_delete_sync(&qv->refill_timer);
+	netif_queue_set_napi(dm->netdev, q, NETDEV_QUEUE_TYPE_RX, NULL);
+	netif_queue_set_napi(dm->netdev, q, NETDEV_QUEUE_TYPE_TX, NULL);
+	dmnic_queue_hw_stop(dm, q, true);
+	dmnic_queue_hw_stop(dm, q, false);
+	dmnic_tx_clean_all(dm, &qv->tx);
+}
+
+static void dmnic_stats_fold(struct dmnic *dm, struct dmnic_napi *qv)
+{
+	dm->base_rx.packets += qv->rx.stats.packets;
+	dm->base_rx.bytes += qv->rx.stats.bytes;
+	dm->base_rx.alloc_fail += qv->rx.stats.alloc_fail;
+	dm->base_rx.drops += qv->rx.stats.drops;
+	dm->base_rx.csum_unnecessary += qv->rx.stats.csum_unnecessary;
+	dm->base_rx.csum_none += qv->rx.stats.csum_none;
+	dm->base_rx.hds_split += qv->rx.stats.hds_split;
+	dm->base_tx.packets += qv->tx.stats.packets;
+	dm->base_tx.bytes += qv->tx.stats.bytes;
+	dm->base_tx.csum_offload += qv->tx.stats.csum_offload;
+	dm->base_tx.stop += qv->tx.stats.stop;
+	dm->base_tx.wake += qv->tx.stats.wake;
+	dm->base_tx.dropped += qv->tx.stats.dropped;
+}
+
+static void dmnic_down(struct dmnic *dm)
+{
+	unsigned int q;
+
+	netif_tx_disable(dm->netdev);
+	for (q = 0; q < dm->num_queues; q++) {
+		if (!dm->qv[q])
+			continue;
+		dmnic_qv_stop(dm, dm->qv[q]);
+		free_irq(dmnic_queue_irq_nr(dm, q), dm->qv[q]);
+	}
+	for (q = 0; q < dm->num_queues; q++) {
+		if (!dm->qv[q])
+			continue;
+		dmnic_stats_fold(dm, dm->qv[q]);
+		dmnic_qv_free(dm, q);
+	}
+}
+
+static int dmnic_up(struct dmnic *dm)
+{
+	unsigned int q;
+	int err;
+
+	err = netif_set_real_num_queues(dm->netdev, dm->num_queues,
+					dm->num_queues);
+	if (err)
+		return err;
+
+	for (q = 0; q < dm->num_queues; q++) {
+		err = dmnic_qv_alloc(dm, q);
+		if (err)
+			goto err_free;
+	}
+	for (q = 0; q < dm->num_queues; q++) {
+		err = request_irq(dmnic_queue_irq_nr(dm, q),
+				  dmnic_queue_irq, 0, dm->qv[q]->irq_name,
+				  dm->qv[q]);
+		if (err) {
+			while (q--)
+				free_irq(dmnic_queue_irq_nr(dm, q), dm->qv[q]);
+			goto err_free;
+		}
+	}
+
+	dmnic_rss_default(dm);
+	dmnic_rss_write(dm);
+	dmnic_rules_write_all(dm);
+
+	for (q = 0; q < dm->num_queues; q++)
+		dmnic_qv_start(dm, dm->qv[q]);
+
+	netif_tx_start_all_queues(dm->netdev);
+	dmnic_update_link(dm);
+	return 0;
+
+err_free:
+	for (q = 0; q < dm->num_queues; q++)
+		dmnic_qv_free(dm, q);
+	return err;
+}
+
+static int dmnic_open(struct net_device *netdev)
+{
+	struct dmnic *dm = netdev_priv(netdev);
+
+	return dmnic_up(dm);
+}
+
+static int dmnic_stop(struct net_device *netdev)
+{
+	struct dmnic *dm = netdev_priv(netdev);
+
+	dmnic_down(dm);
+	return 0;
+}
+
+/*
+ * Apply new queue count, ring sizes or header split. The queues are rebuilt;
+ * memory providers stay on their queues because the new page pools are
+ * created with the queue's netdev and index.
+ */
+int dmnic_reconfigure(struct dmnic *dm, unsigned int num_queues,
+		      u32 rx_ring_size, u32 tx_ring_size, bool hds)
+{
+	bool running = netif_running(dm->netdev);
+	unsigned int old_q = dm->num_queues;
+	u32 old_rx = dm->rx_ring_size, old_tx = dm->tx_ring_size;
+	bool old_hds = dm->hds_enabled;
+	int err;
+
+	if (running)
+		dmnic_down(dm);
+
+	dm->num_queues = num_queues;
+	dm->rx_ring_size = rx_ring_size;
+	dm->tx_ring_size = tx_ring_size;
+	dm->hds_enabled = hds;
+
+	if (!running)
+		return netif_set_real_num_queues(dm->netdev, num_queues,
+						 num_queues);
+
+	err = dmnic_up(dm);
+	if (!err)
+		return 0;
+
+	netdev_warn(dm->netdev, "reconfiguration failed (%d), restoring\n",
+		    err);
+	dm->num_queues = old_q;
+	dm->rx_ring_size = old_rx;
+	dm->tx_ring_size = old_tx;
+	dm->hds_enabled = old_hds;
+	if (dmnic_up(dm))
+		netdev_err(dm->netdev, "could not restore the old queues\n");
+	return err;
+}
+
+static void dmnic_get_stats64(struct net_device *netdev,
+			      struct rtnl_link_stats64 *s)
+{
+	struct dmnic *dm = netdev_priv(netdev);
+	unsigned int q, start;
+
+	s->rx_packets = dm->base_rx.packets;
+	s->rx_bytes = dm->base_rx.bytes;
+	s->rx_dropped = dm->base_rx.drops;
+	s->tx_packets = dm->base_tx.packets;
+	s->tx_bytes = dm->base_tx.bytes;
+	s->tx_dropped = dm->base_tx.dropped;
+
+	/* ndo_get_stats64 is not under the instance lock: use RCU-safe reads. */
+	rcu_read_lock();
+	for (q = 0; q < DMNIC_MAX_QUEUES; q++) {
+		struct dmnic_napi *qv = READ_ONCE(dm->qv[q]);
+		u64 rp, rb, rd, tp, tb, td;
+
+		if (!qv)
+			continue;
+		do {
+			start = u64_stats_fetch_begin(&qv->rx.stats.syncp);
+			rp = qv->rx.stats.packets;
+			rb = qv->rx.stats.bytes;
+			rd = qv->rx.stats.drops;
+		} while (u64_stats_fetch_retry(&qv->rx.stats.syncp, start));
+		do {
+			start = u64_stats_fetch_begin(&qv->tx.stats.syncp);
+			tp = qv->tx.stats.packets;
+			tb = qv->tx.stats.bytes;
+			td = qv->tx.stats.dropped;
+		} while (u64_stats_fetch_retry(&qv->tx.stats.syncp, start));
+		s->rx_packets += rp;
+		s->rx_bytes += rb;
+		s->rx_dropped += rd;
+		s->tx_packets += tp;
+		s->tx_bytes += tb;
+		s->tx_dropped += td;
+	}
+	rcu_read_unlock();
+}
+
+static int dmnic_set_mac(struct net_device *netdev, void *p)
+{
+	/* The MAC is fixed by the device; the model has no address filter. */
+	return eth_mac_addr(netdev, p);
+}
+
+static const struct net_device_ops dmnic_netdev_ops = {
+	.ndo_open		= dmnic_open,
+	.ndo_stop		= dmnic_stop,
+	.ndo_start_xmit		= dmnic_xmit,
+	.ndo_get_stats64	= dmnic_get_stats64,
+	.ndo_set_mac_address	= dmnic_set_mac,
+	.ndo_validate_addr	= eth_validate_addr,
+};
+
+/* ---- queue management ops: restart one RX queue while the device runs ---- */
+
+static struct dmnic_napi *dmnic_rxq_qv(struct dmnic *dm, int idx)
+{
+	if (idx < 0 || idx >= dm->num_queues)
+		return NULL;
+	return dm->qv[idx];
+}
+
+static int dmnic_queue_mem_alloc(struct net_device *netdev,
+				 struct netdev_queue_config *qcfg,
+				 void *qmem, int idx)
+{
+	struct dmnic *dm = netdev_priv(netdev);
+	struct dmnic_rx_queue *rx = qmem;
+	struct dmnic_napi *qv = NULL;
+
+	/*
+	 * Called while the interface may be down, too: the core then only
+	 * checks that a pool for this queue picks up the memory provider, so
+	 * the pools must be created in any case.
+	 */
+	if (netif_running(netdev)) {
+		qv = dmnic_rxq_qv(dm, idx);
+		if (!qv)
+			return -ENETDOWN;
+	}
+	return dmnic_rx_alloc(dm, rx, idx, qv ? &qv->napi : NULL);
+}
+
+static void dmnic_queue_mem_free(struct net_device *netdev, void *qmem)
+{
+	struct dmnic *dm = netdev_priv(netdev);
+
+	dmnic_rx_free(dm, qmem);
+}
+
+static int dmnic_queue_start(struct net_device *netdev,
+			     struct netdev_queue_config *qcfg,
+			     void *qmem, int idx)
+{
+	struct dmnic *dm = netdev_priv(netdev);
+	struct dmnic_napi *qv = dmnic_rxq_qv(dm, idx);
+	struct dmnic_rx_stats stats;
+
+	if (!qv)
+		return -ENETDOWN;
+
+	/* Keep the queue's counters across the restart. */
+	stats = qv->rx.stats;
+	memcpy(&qv->rx, qmem, sizeof(qv->rx));
+	qv->rx.stats.packets = stats.packets;
+	qv->rx.stats.bytes = stats.bytes;
+	qv->rx.stats.csum_unnecessary = stats.csum_unnecessary;
+	qv->rx.stats.csum_none = stats.csum_none;
+	qv->rx.stats.hds_split = stats.hds_split;
+	qv->rx.stats.alloc_fail = stats.alloc_fail;
+	qv->rx.stats.drops = stats.drops;
+
+	dmnic_rx_hw_start(dm, &qv->rx);
+	netif_queue_set_napi(netdev, idx, NETDEV_QUEUE_TYPE_RX, &qv->napi);
+	napi_enable_locked(&qv->napi);
+	dmnic_irq_enable(dm, idx);
+	napi_schedule(&qv->napi);
+	netif_tx_wake_queue(netdev_get_tx_queue(netdev, idx));
+	return 0;
+}
+
+static int dmnic_queue_stop(struct net_device *netdev, void *qmem, int idx)
+{
+	struct dmnic *dm = netdev_priv(netdev);
+	struct dmnic_napi *qv = dmnic_rxq_qv(dm, idx);
+	int err;
+
+	if (!qv)
+		return -ENETDOWN;
+
+	netif_tx_stop_queue(netdev_get_tx_queue(netdev, idx));
+	dmnic_irq_disable(dm, idx);
+	synchronize_irq(dmnic_queue_irq_nr(dm, idx));
+	napi_disable_locked(&qv->napi);
+	timer_delete_sync(&qv->refill_timer);
+	netif_queue_set_napi(netdev, idx, NETDEV_QUEUE_TYPE_RX, NULL);
+
+	/* Wait until the device does no more DMA into the old buffers. */
+	err = dmnic_queue_hw_stop(dm, idx, false);
+	if (err) {
+		dmnic_rx_hw_start(dm, &qv->rx);
+		netif_queue_set_napi(netdev, idx, NETDEV_QUEUE_TYPE_RX,
+				     &qv->napi);
+		napi_enable_locked(&qv->napi);
+		dmnic_irq_enable(dm, idx);
+		netif_tx_wake_queue(netdev_get_tx_queue(netdev, idx));
+		return err;
+	}
+
+	page_pool_disable_direct_recycling(qv->rx.hdr.pool);
+	page_pool_disable_direct_recycling(qv->rx.pay.pool);
+	memcpy(qmem, &qv->rx, sizeof(qv->rx));
+	return 0;
+}
+
+const struct netdev_queue_mgmt_ops dmnic_queue_mgmt_ops = {
+	.ndo_queue_mem_size	= sizeof(struct dmnic_rx_queue),
+	.ndo_queue_mem_alloc	= dmnic_queue_mem_alloc,
+	.ndo_queue_mem_free	= dmnic_queue_mem_free,
+	.ndo_queue_start	= dmnic_queue_start,
+	.ndo_queue_stop		= dmnic_queue_stop,
+};
+
+/* ---- per queue stats of the netdev netlink family ---- */
+
+static void dmnic_get_queue_stats_rx(struct net_device *netdev, int idx,
+				     struct netdev_queue_stats_rx *rx)
+{
+	struct dmnic *dm = netdev_priv(netdev);
+	struct dmnic_napi *qv = dm->qv[idx];
+	struct dmnic_rx_stats *s;
+	unsigned int start;
+
+	if (!qv)
+		return;
+	s = &qv->rx.stats;
+	do {
+		start = u64_stats_fetch_begin(&s->syncp);
+		rx->packets = s->packets;
+		rx->bytes = s->bytes;
+		rx->alloc_fail = s->alloc_fail;
+		rx->hw_drops = s->drops;
+		rx->csum_unnecessary = s->csum_unnecessary;
+		rx->csum_none = s->csum_none;
+	} while (u64_stats_fetch_retry(&s->syncp, start));
+}
+
+static void dmnic_get_queue_stats_tx(struct net_device *netdev, int idx,
+				     struct netdev_queue_stats_tx *tx)
+{
+	struct dmnic *dm = netdev_priv(netdev);
+	struct dmnic_napi *qv = dm->qv[idx];
+	struct dmnic_tx_stats *s;
+	unsigned int start;
+
+	if (!qv)
+		return;
+	s = &qv->tx.stats;
+	do {
+		start = u64_stats_fetch_begin(&s->syncp);
+		tx->packets = s->packets;
+		tx->bytes = s->bytes;
+		tx->hw_drops = s->dropped;
+		tx->needs_csum = s->csum_offload;
+		tx->stop = s->stop;
+		tx->wake = s->wake;
+	} while (u64_stats_fetch_retry(&s->syncp, start));
+}
+
+static void dmnic_get_base_stats(struct net_device *netdev,
+				 struct netdev_queue_stats_rx *rx,
+				 struct netdev_queue_stats_tx *tx)
+{
+	struct dmnic *dm = netdev_priv(netdev);
+
+	rx->packets = dm->base_rx.packets;
+	rx->bytes = dm->base_rx.bytes;
+	rx->alloc_fail = dm->base_rx.alloc_fail;
+	rx->hw_drops = dm->base_rx.drops;
+	rx->csum_unnecessary = dm->base_rx.csum_unnecessary;
+	rx->csum_none = dm->base_rx.csum_none;
+
+	tx->packets = dm->base_tx.packets;
+	tx->bytes = dm->base_tx.bytes;
+	tx->hw_drops = dm->base_tx.dropped;
+	tx->needs_csum = dm->base_tx.csum_offload;
+	tx->stop = dm->base_tx.stop;
+	tx->wake = dm->base_tx.wake;
+}
+
+const struct netdev_stat_ops dmnic_stat_ops = {
+	.get_queue_stats_rx	= dmnic_get_queue_stats_rx,
+	.get_queue_stats_tx	= dmnic_get_queue_stats_tx,
+	.get_base_stats		= dmnic_get_base_stats,
+};
+
+void dmnic_netdev_init(struct dmnic *dm)
+{
+	struct net_device *netdev = dm->netdev;
+
+	netdev->netdev_ops = &dmnic_netdev_ops;
+	netdev->ethtool_ops = &dmnic_ethtool_ops;
+	netdev->queue_mgmt_ops = &dmnic_queue_mgmt_ops;
+	netdev->stat_ops = &dmnic_stat_ops;
+	netdev->netmem_tx = NETMEM_TX_DMA;
+
+	netdev->hw_features = NETIF_F_SG | NETIF_F_HW_CSUM | NETIF_F_RXCSUM |
+			      NETIF_F_RXHASH;
+	/* Flow steering is always on (as in fbnic); the selftests rely on it. */
+	netdev->features = netdev->hw_features | NETIF_F_NTUPLE;
+	netdev->vlan_features = netdev->features & ~NETIF_F_NTUPLE;
+	netdev->min_mtu = ETH_MIN_MTU;
+	netdev->max_mtu = DMNIC_MAX_MTU;
+
+	dm->num_queues = dm->max_queues;
+	dm->rx_ring_size = DMNIC_RING_DEFAULT;
+	dm->tx_ring_size = DMNIC_RING_DEFAULT;
+	dm->hds_enabled = true;
+	dm->rss_fields = DMNIC_RSS_F_ALL;
+	netdev_rss_key_fill(dm->rss_key, sizeof(dm->rss_key));
+	dmnic_rss_default(dm);
+
+	netif_set_real_num_queues(netdev, dm->num_queues, dm->num_queues);
+	netif_carrier_off(netdev);
+}

@@ -1,0 +1,267 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * devmem-nic register interface: the hardware contract of
+ * docs/specs/devmem-nic.rst, in C.
+ *
+ * Kept identical in names and values to hw/net/devmem-nic/devmem-nic-regs.h
+ * of the QEMU model (checked by scripts/check-headers); single bits are
+ * written as hex values here.
+ * Only plain integer constants live here so that both sides compile it.
+ *
+ * All registers are 32 bit little endian unless noted.  Registers marked
+ * "64" may also be accessed with one aligned 64-bit access (LO at the lower
+ * address).  Byte offsets of in-memory structures are given as macros
+ * (DMNIC_<STRUCT>_<FIELD>), all fields little endian.
+ */
+#ifndef _DEVMEM_NIC_REGS_H_
+#define _DEVMEM_NIC_REGS_H_
+
+/* PCI identity: 1af4:10f0-10ff is reserved for experimental devices. */
+#define DMNIC_PCI_VENDOR_ID         0x1af4
+#define DMNIC_PCI_DEVICE_ID         0x10f0
+#define DMNIC_PCI_REVISION          0x01
+
+/* BARs */
+#define DMNIC_BAR_REGS              0       /* 64-bit MMIO, registers */
+#define DMNIC_BAR_REGS_SIZE         0x10000
+#define DMNIC_BAR_MSIX              4       /* 64-bit MMIO, MSI-X table + PBA */
+#define DMNIC_BAR_MSIX_SIZE         0x4000
+#define DMNIC_MSIX_TABLE_OFFSET     0x0000
+#define DMNIC_MSIX_PBA_OFFSET       0x2000
+
+/* Limits */
+#define DMNIC_MAX_QUEUES            64      /* `queues` property: 1..64 */
+#define DMNIC_RING_SIZE_MIN         8       /* entries, power of two */
+#define DMNIC_RING_SIZE_MAX         32768
+#define DMNIC_NUM_FS_RULES          256
+#define DMNIC_RSS_INDIR_SIZE        128
+#define DMNIC_RSS_KEY_SIZE          40      /* bytes */
+#define DMNIC_HDS_THRESH_MAX        65535
+#define DMNIC_RX_HDR_BUF_MIN        128     /* bytes, smallest header buffer */
+#define DMNIC_BUF_LEN_MAX           65536   /* bytes, any RX/TX buffer */
+#define DMNIC_TX_MAX_DESC_PER_PKT   64
+#define DMNIC_TX_MAX_FRAME          65535   /* bytes, gathered frame */
+#define DMNIC_TX_MIN_FRAME          60      /* shorter frames are padded */
+
+/* ------------------------------------------------------------------ */
+/* Global registers                                                    */
+/* ------------------------------------------------------------------ */
+#define DMNIC_REG_ID                0x0000  /* RO: DMNIC_ID_MAGIC */
+#define DMNIC_ID_MAGIC              0x444d4e43 /* "DMNC" */
+#define DMNIC_REG_VERSION           0x0004  /* RO: major << 16 | minor */
+#define DMNIC_VERSION               0x00010000 /* 1.0 */
+#define DMNIC_REG_NUM_QUEUES        0x0008  /* RO: number of queue pairs */
+#define DMNIC_REG_CAPS              0x000c  /* RO: capability bits */
+#define DMNIC_CAPS_HDS              0x1
+#define DMNIC_CAPS_RX_CSUM          0x2
+#define DMNIC_CAPS_TX_CSUM          0x4
+#define DMNIC_CAPS_RSS              0x8
+#define DMNIC_CAPS_FLOW_STEER       0x10
+#define DMNIC_CAPS_TSO              0x20   /* not in 1.0: reads 0 */
+#define DMNIC_REG_CTRL              0x0010  /* RW */
+#define DMNIC_CTRL_RESET            0x1   /* W1: full reset, reads 0 */
+#define DMNIC_REG_STATUS            0x0014  /* RO */
+#define DMNIC_STATUS_LINK_UP        0x1
+#define DMNIC_REG_INT_CAUSE         0x0018  /* RW1C: admin causes */
+#define DMNIC_REG_INT_MASK          0x001c  /* RW: 1 = masked */
+#define DMNIC_INT_LINK              0x1   /* link state changed */
+#define DMNIC_INT_QERR              0x2   /* a queue entered error */
+#define DMNIC_REG_MAC_LO            0x0020  /* RO: MAC bytes 0..3 */
+#define DMNIC_REG_MAC_HI            0x0024  /* RO: MAC bytes 4..5 */
+#define DMNIC_REG_ERR_QMAP_LO       0x0028  /* RO: queues 0..31 in error */
+#define DMNIC_REG_ERR_QMAP_HI       0x002c  /* RO: queues 32..63 in error */
+#define DMNIC_REG_NUM_FS_RULES      0x0030  /* RO: DMNIC_NUM_FS_RULES */
+#define DMNIC_REG_RSS_INDIR_SIZE    0x0034  /* RO: DMNIC_RSS_INDIR_SIZE */
+
+/* Global counters, 64 bit, RO, cleared only by reset */
+#define DMNIC_REG_G_RX_FRAMES       0x0100  /* 64: frames from the cable */
+#define DMNIC_REG_G_RX_DROP_RULE    0x0108  /* 64: dropped by a rule */
+#define DMNIC_REG_G_RX_DROP_BADQ    0x0110  /* 64: rule/table queue >= NUM */
+#define DMNIC_REG_G_RX_DROP_LINK    0x0118  /* 64: frames while link down */
+#define DMNIC_REG_G_RX_RUNT         0x0120  /* 64: frames < 14 bytes */
+
+/* RSS */
+#define DMNIC_REG_RSS_CTRL          0x0200  /* RW */
+#define DMNIC_RSS_CTRL_ENABLE       0x1
+#define DMNIC_REG_RSS_FIELDS        0x0204  /* RW: which packet types hash */
+#define DMNIC_RSS_F_IPV4            0x1   /* src/dst addr */
+#define DMNIC_RSS_F_IPV4_TCP        0x2   /* addr + ports */
+#define DMNIC_RSS_F_IPV4_UDP        0x4
+#define DMNIC_RSS_F_IPV6            0x8
+#define DMNIC_RSS_F_IPV6_TCP        0x10
+#define DMNIC_RSS_F_IPV6_UDP        0x20
+#define DMNIC_RSS_F_ALL             0x3f
+#define DMNIC_REG_DEFAULT_QUEUE     0x0208  /* RW: queue for unhashed frames */
+#define DMNIC_REG_RSS_KEY           0x0240  /* RW: 10 regs, key[4n..4n+3] LE */
+#define DMNIC_REG_RSS_INDIR         0x0400  /* RW: 128 regs, one queue each */
+
+/* RSS hash types reported in RX completions */
+#define DMNIC_RSS_TYPE_NONE         0
+#define DMNIC_RSS_TYPE_IPV4         1
+#define DMNIC_RSS_TYPE_IPV4_TCP     2
+#define DMNIC_RSS_TYPE_IPV4_UDP     3
+#define DMNIC_RSS_TYPE_IPV6         4
+#define DMNIC_RSS_TYPE_IPV6_TCP     5
+#define DMNIC_RSS_TYPE_IPV6_UDP     6
+
+/* Flow steering rule table, indirect access */
+#define DMNIC_REG_FS_INDEX          0x0600  /* RW: rule index 0..255 */
+#define DMNIC_REG_FS_CMD            0x0604  /* WO: command, acts at once */
+#define DMNIC_FS_CMD_WRITE          1       /* data regs -> rule[INDEX] */
+#define DMNIC_FS_CMD_READ           2       /* rule[INDEX] -> data regs */
+#define DMNIC_FS_CMD_CLEAR_ALL      3       /* invalidate every rule */
+#define DMNIC_REG_FS_CTRL           0x0608  /* RW data: rule control */
+#define DMNIC_FS_CTRL_VALID         0x1
+#define DMNIC_FS_CTRL_IPV6          0x2   /* 0: IPv4, 1: IPv6 */
+#define DMNIC_FS_CTRL_L4_SHIFT      4
+#define DMNIC_FS_CTRL_L4_MASK       0x30
+#define DMNIC_FS_L4_ANY             0       /* any protocol, ports ignored */
+#define DMNIC_FS_L4_TCP             1
+#define DMNIC_FS_L4_UDP             2
+#define DMNIC_REG_FS_ACTION         0x060c  /* RW data */
+#define DMNIC_FS_ACTION_QUEUE_MASK  0xffffu
+#define DMNIC_FS_ACTION_DROP        0x80000000u
+#define DMNIC_REG_FS_PORTS          0x0610  /* RW data: src [15:0] dst [31:16] */
+#define DMNIC_REG_FS_PORTS_MASK     0x0614  /* RW data: same layout */
+#define DMNIC_REG_FS_SRC_IP         0x0620  /* RW data: 4 regs, word n */
+#define DMNIC_REG_FS_SRC_IP_MASK    0x0630  /* RW data: 4 regs */
+#define DMNIC_REG_FS_DST_IP         0x0640  /* RW data: 4 regs */
+#define DMNIC_REG_FS_DST_IP_MASK    0x0650  /* RW data: 4 regs */
+
+/* ------------------------------------------------------------------ */
+/* Per-queue-pair registers: DMNIC_Q_BASE + q * DMNIC_Q_STRIDE + off   */
+/* ------------------------------------------------------------------ */
+#define DMNIC_Q_BASE                0x1000
+#define DMNIC_Q_STRIDE              0x200
+#define DMNIC_QREG(q, off)          (DMNIC_Q_BASE + (q) * DMNIC_Q_STRIDE + (off))
+
+#define DMNIC_Q_CTRL                0x000   /* RW */
+#define DMNIC_Q_CTRL_RX_ENABLE      0x1
+#define DMNIC_Q_CTRL_TX_ENABLE      0x2
+#define DMNIC_Q_CTRL_HDS_ENABLE     0x4
+#define DMNIC_Q_STATUS              0x004   /* RO */
+#define DMNIC_Q_STATUS_RX_QUIESCED  0x1
+#define DMNIC_Q_STATUS_TX_QUIESCED  0x2
+#define DMNIC_Q_STATUS_RX_ERROR     0x4
+#define DMNIC_Q_STATUS_TX_ERROR     0x8
+#define DMNIC_Q_STATUS_RX_ERR_SHIFT 8       /* RX error code [15:8] */
+#define DMNIC_Q_STATUS_TX_ERR_SHIFT 16      /* TX error code [23:16] */
+#define DMNIC_Q_STATUS_ERR_MASK     0xffu
+#define DMNIC_Q_HDS_THRESH          0x008   /* RW: 0..DMNIC_HDS_THRESH_MAX */
+#define DMNIC_Q_INT_CAUSE           0x00c   /* RW1C */
+#define DMNIC_Q_INT_MASK            0x010   /* RW: 1 = masked */
+#define DMNIC_Q_INT_RX              0x1   /* RX completion written */
+#define DMNIC_Q_INT_TX              0x2   /* TX completion written */
+
+/* Queue error codes (Q_STATUS RX/TX error fields) */
+#define DMNIC_QERR_NONE             0
+#define DMNIC_QERR_BAD_RING         1   /* base unaligned / size invalid */
+#define DMNIC_QERR_BAD_INDEX        2   /* tail/head written >= ring size */
+#define DMNIC_QERR_BAD_DESC         3   /* len 0 or > BUF_LEN_MAX, bad flags */
+#define DMNIC_QERR_BUF_TOO_SMALL    4   /* header buffer < RX_HDR_BUF_MIN */
+#define DMNIC_QERR_DMA              5   /* a DMA access failed */
+#define DMNIC_QERR_TX_TOO_LONG      6   /* > 64 descriptors or > MAX_FRAME */
+
+/*
+ * Ring register blocks inside the queue block.  Each ring has
+ * BASE_LO/HI (64-bit bus address, 64-byte aligned), SIZE (entries, power
+ * of two 8..32768), DRV (index written by the driver: tail of a posting
+ * ring, head of a completion ring) and DEV (RO index maintained by the
+ * device: head of a posting ring, tail of a completion ring).
+ */
+#define DMNIC_Q_HBR                 0x020   /* RX header-buffer ring */
+#define DMNIC_Q_PBR                 0x040   /* RX payload-buffer ring */
+#define DMNIC_Q_RXC                 0x060   /* RX completion ring */
+#define DMNIC_Q_TXD                 0x080   /* TX descriptor ring */
+#define DMNIC_Q_TXC                 0x0a0   /* TX completion ring */
+#define DMNIC_RING_BASE_LO          0x00
+#define DMNIC_RING_BASE_HI          0x04
+#define DMNIC_RING_SIZE             0x08
+#define DMNIC_RING_DRV              0x0c
+#define DMNIC_RING_DEV              0x10
+#define DMNIC_RING_BASE_ALIGN       64
+
+/* Per-queue counters, 64 bit, RO, cleared only by device reset */
+#define DMNIC_Q_RX_PACKETS          0x100
+#define DMNIC_Q_RX_BYTES            0x108
+#define DMNIC_Q_RX_SPLIT            0x110   /* delivered split */
+#define DMNIC_Q_RX_NOSPLIT          0x118   /* delivered unsplit */
+#define DMNIC_Q_RX_DROP_NOBUF       0x120   /* no buffers/completion slots */
+#define DMNIC_Q_RX_DROP_DISABLED    0x128   /* steered to disabled/error q */
+#define DMNIC_Q_RX_CSUM_BAD         0x130   /* delivered with L3/L4 bad */
+#define DMNIC_Q_RX_ERRORS           0x138   /* guest mistakes on RX */
+#define DMNIC_Q_TX_PACKETS          0x140
+#define DMNIC_Q_TX_BYTES            0x148
+#define DMNIC_Q_TX_ERRORS           0x150   /* guest mistakes on TX */
+#define DMNIC_Q_TX_CSUM             0x158   /* packets with csum offload */
+#define DMNIC_Q_RX_HDR_TOO_BIG      0x160   /* splittable, hdrs > hbuf */
+
+/* ------------------------------------------------------------------ */
+/* In-memory structures                                                */
+/* ------------------------------------------------------------------ */
+
+/* RX buffer descriptor (header and payload rings), 16 bytes */
+#define DMNIC_RXD_SIZE              16
+#define DMNIC_RXD_ADDR              0x0     /* le64 bus address */
+#define DMNIC_RXD_LEN               0x8     /* le32 buffer length */
+#define DMNIC_RXD_ID                0xc     /* le16 buffer ID, echoed */
+
+/* RX completion, 32 bytes; one per payload buffer, at least one/packet */
+#define DMNIC_RXC_SIZE              32
+#define DMNIC_RXC_HDR_ID            0x00    /* le16 header buffer ID (SOP) */
+#define DMNIC_RXC_HDR_LEN           0x02    /* le16 bytes in header buffer */
+#define DMNIC_RXC_PAY_ID            0x04    /* le16 payload buffer ID */
+#define DMNIC_RXC_ERR               0x06    /* u8 reserved, 0 */
+#define DMNIC_RXC_RSS_TYPE          0x07    /* u8 DMNIC_RSS_TYPE_* */
+#define DMNIC_RXC_PAY_LEN           0x08    /* le32 bytes in payload buffer */
+#define DMNIC_RXC_PKT_LEN           0x0c    /* le32 hdr + payload bytes */
+#define DMNIC_RXC_RSS_HASH          0x10    /* le32 */
+#define DMNIC_RXC_VLAN_TCI          0x14    /* le16 outer VLAN tag TCI */
+#define DMNIC_RXC_L4_OFF            0x16    /* le16 offset of L4 header */
+#define DMNIC_RXC_FS_RULE           0x18    /* le16 matched rule, 0xffff */
+#define DMNIC_RXC_RSVD              0x1a    /* le16 reserved, 0 */
+#define DMNIC_RXC_FLAGS             0x1c    /* le32, written last */
+#define DMNIC_RXC_F_SOP             0x1   /* first cpl of packet */
+#define DMNIC_RXC_F_EOP             0x2   /* last cpl of packet */
+#define DMNIC_RXC_F_HDR             0x4   /* HDR_ID/HDR_LEN valid */
+#define DMNIC_RXC_F_PAY             0x8   /* PAY_ID/PAY_LEN valid */
+#define DMNIC_RXC_F_SPLIT           0x10   /* split at end of L4 hdr */
+#define DMNIC_RXC_F_IPV4            0x20
+#define DMNIC_RXC_F_IPV6            0x40
+#define DMNIC_RXC_F_TCP             0x80
+#define DMNIC_RXC_F_UDP             0x100
+#define DMNIC_RXC_F_FRAG            0x200   /* IP fragment */
+#define DMNIC_RXC_F_VLAN            0x400  /* VLAN_TCI valid */
+#define DMNIC_RXC_F_L3_CSUM_OK      0x800  /* IPv4 header csum good */
+#define DMNIC_RXC_F_L3_CSUM_BAD     0x1000
+#define DMNIC_RXC_F_L4_CSUM_OK      0x2000  /* TCP/UDP csum good */
+#define DMNIC_RXC_F_L4_CSUM_BAD     0x4000
+#define DMNIC_RXC_F_RSS             0x8000  /* RSS_HASH valid */
+#define DMNIC_RXC_F_FS_MATCH        0x10000  /* FS_RULE valid */
+#define DMNIC_RXC_F_GEN             0x80000000u  /* generation (phase) */
+
+/* TX descriptor, 32 bytes */
+#define DMNIC_TXD_SIZE              32
+#define DMNIC_TXD_ADDR              0x00    /* le64 bus address */
+#define DMNIC_TXD_LEN               0x08    /* le32 1..BUF_LEN_MAX */
+#define DMNIC_TXD_ID                0x0c    /* le16 echoed in completion */
+#define DMNIC_TXD_FLAGS             0x0e    /* le16 */
+#define DMNIC_TXD_F_EOP             0x1   /* last desc of packet */
+#define DMNIC_TXD_F_CSUM            0x2   /* SOP only: csum offload */
+#define DMNIC_TXD_F_TSO             0x4   /* reserved (CAPS_TSO) */
+#define DMNIC_TXD_CSUM_START        0x10    /* le16 SOP only */
+#define DMNIC_TXD_CSUM_OFFSET       0x12    /* le16 SOP only */
+#define DMNIC_TXD_MSS               0x14    /* le16 reserved for TSO, 0 */
+
+/* TX completion, 16 bytes; one per packet */
+#define DMNIC_TXC_SIZE              16
+#define DMNIC_TXC_ID                0x00    /* le16 ID of the SOP desc */
+#define DMNIC_TXC_NDESC             0x02    /* le16 descriptors consumed */
+#define DMNIC_TXC_LEN               0x04    /* le32 frame bytes sent */
+#define DMNIC_TXC_STATUS            0x08    /* le32 0 = sent */
+#define DMNIC_TXC_S_OK              0
+#define DMNIC_TXC_S_LINK_DOWN       1       /* dropped: link down */
+#define DMNIC_TXC_FLAGS             0x0c    /* le32, written last */
+#define DMNIC_TXC_F_GEN             0x80000000u
+
+#endif /* _DEVMEM_NIC_REGS_H_ */

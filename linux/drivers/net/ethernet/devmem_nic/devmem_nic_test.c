@@ -1,0 +1,363 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests for the pure parts of the devmem-nic driver: ring accounting,
+ * descriptor and completion encoding, flow rule encoding, RSS field
+ * mapping. They need no device; built into the driver, they run at boot.
+ */
+
+#include <kunit/test.h>
+#include <linux/skbuff.h>
+#include <linux/unaligned.h>
+
+#include "devmem_nic.h"
+
+/* ---- ring accounting ---- */
+
+struct dmnic_ring_case {
+	u32 head, tail, size, used, space;
+};
+
+static const struct dmnic_ring_case dmnic_ring_cases[] = {
+	{ .head = 0, .tail = 0, .size = 8, .used = 0, .space = 7 },
+	{ .head = 0, .tail = 7, .size = 8, .used = 7, .space = 0 },
+	{ .head = 5, .tail = 4, .size = 8, .used = 7, .space = 0 },
+	{ .head = 6, .tail = 2, .size = 8, .used = 4, .space = 3 },
+	{ .head = 4095, .tail = 0, .size = 4096, .used = 1, .space = 4094 },
+	{ .head = 3, .tail = 3, .size = 32768, .used = 0, .space = 32767 },
+};
+
+static void dmnic_ring_case_desc(const struct dmnic_ring_case *c, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "head %u tail %u size %u",
+		 c->head, c->tail, c->size);
+}
+
+KUNIT_ARRAY_PARAM(dmnic_ring, dmnic_ring_cases, dmnic_ring_case_desc);
+
+static void dmnic_test_ring_accounting(struct kunit *test)
+{
+	const struct dmnic_ring_case *c = test->param_value;
+
+	KUNIT_EXPECT_EQ(test, dmnic_ring_used(c->head, c->tail, c->size),
+			c->used);
+	KUNIT_EXPECT_EQ(test, dmnic_ring_space(c->head, c->tail, c->size),
+			c->space);
+	/* used + space is always size - 1: one slot stays empty */
+	KUNIT_EXPECT_EQ(test, dmnic_ring_used(c->head, c->tail, c->size) +
+			dmnic_ring_space(c->head, c->tail, c->size),
+			c->size - 1);
+}
+
+/* ---- TX descriptor encoding ---- */
+
+static void dmnic_test_tx_desc_plain(struct kunit *test)
+{
+	struct dmnic_tx_desc d;
+	const u8 *raw = (const u8 *)&d;
+
+	memset(&d, 0xa5, sizeof(d));
+	dmnic_tx_desc_fill(&d, 0x1122334455667788ULL, 3, 0x4321, true, NULL);
+
+	/* byte offsets from the shared register header */
+	KUNIT_EXPECT_EQ(test, get_unaligned_le64(raw + DMNIC_TXD_ADDR),
+			0x1122334455667788ULL);
+	KUNIT_EXPECT_EQ(test, get_unaligned_le32(raw + DMNIC_TXD_LEN), 3);
+	KUNIT_EXPECT_EQ(test, get_unaligned_le16(raw + DMNIC_TXD_ID), 0x4321);
+	KUNIT_EXPECT_EQ(test, get_unaligned_le16(raw + DMNIC_TXD_FLAGS),
+			DMNIC_TXD_F_EOP);
+	KUNIT_EXPECT_EQ(test, get_unaligned_le16(raw + DMNIC_TXD_CSUM_START), 0);
+	KUNIT_EXPECT_EQ(test, get_unaligned_le16(raw + DMNIC_TXD_MSS), 0);
+	/* reserved bytes are zero */
+	KUNIT_EXPECT_EQ(test, get_unaligned_le64(raw + 0x16), 0);
+	KUNIT_EXPECT_EQ(test, get_unaligned_le16(raw + 0x1e), 0);
+}
+
+static void dmnic_test_tx_desc_csum(struct kunit *test)
+{
+	struct sk_buff *skb;
+	struct dmnic_tx_desc d;
+	const u8 *raw = (const u8 *)&d;
+
+	skb = alloc_skb(128, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	skb_put(skb, 100);
+	skb->ip_summed = CHECKSUM_PARTIAL;
+	skb->csum_start = skb_headroom(skb) + 34;	/* eth + ipv4 */
+	skb->csum_offset = 16;				/* tcp check */
+
+	dmnic_tx_desc_fill(&d, 0x1000, 100, 7, false, skb);
+	KUNIT_EXPECT_EQ(test, get_unaligned_le16(raw + DMNIC_TXD_FLAGS),
+			DMNIC_TXD_F_CSUM);
+	KUNIT_EXPECT_EQ(test, get_unaligned_le16(raw + DMNIC_TXD_CSUM_START),
+			34);
+	KUNIT_EXPECT_EQ(test, get_unaligned_le16(raw + DMNIC_TXD_CSUM_OFFSET),
+			16);
+	kfree_skb(skb);
+}
+
+/* ---- completion decoding ---- */
+
+static void dmnic_test_cmpl_gen(struct kunit *test)
+{
+	struct dmnic_rx_cmpl rc = {};
+	struct dmnic_tx_cmpl tc = {};
+
+	/* a zeroed ring holds no valid entry for the first pass (GEN = 1) */
+	KUNIT_EXPECT_FALSE(test, dmnic_rx_cmpl_valid(&rc, DMNIC_RXC_F_GEN));
+	KUNIT_EXPECT_FALSE(test, dmnic_tx_cmpl_valid(&tc, DMNIC_TXC_F_GEN));
+	/* ... but a stale first-pass entry is not valid in the second pass */
+	rc.flags = cpu_to_le32(DMNIC_RXC_F_GEN | DMNIC_RXC_F_SOP);
+	tc.flags = cpu_to_le32(DMNIC_TXC_F_GEN);
+	KUNIT_EXPECT_TRUE(test, dmnic_rx_cmpl_valid(&rc, DMNIC_RXC_F_GEN));
+	KUNIT_EXPECT_FALSE(test, dmnic_rx_cmpl_valid(&rc, 0));
+	KUNIT_EXPECT_TRUE(test, dmnic_tx_cmpl_valid(&tc, DMNIC_TXC_F_GEN));
+	KUNIT_EXPECT_FALSE(test, dmnic_tx_cmpl_valid(&tc, 0));
+}
+
+static void dmnic_test_cmpl_layout(struct kunit *test)
+{
+	u8 raw[DMNIC_RXC_SIZE] = {};
+	const struct dmnic_rx_cmpl *c = (const void *)raw;
+
+	put_unaligned_le16(0x0102, raw + DMNIC_RXC_HDR_ID);
+	put_unaligned_le16(54, raw + DMNIC_RXC_HDR_LEN);
+	put_unaligned_le16(0x0304, raw + DMNIC_RXC_PAY_ID);
+	raw[DMNIC_RXC_RSS_TYPE] = DMNIC_RSS_TYPE_IPV6_TCP;
+	put_unaligned_le32(4096, raw + DMNIC_RXC_PAY_LEN);
+	put_unaligned_le32(4150, raw + DMNIC_RXC_PKT_LEN);
+	put_unaligned_le32(0xdeadbeef, raw + DMNIC_RXC_RSS_HASH);
+	put_unaligned_le32(DMNIC_RXC_F_SOP | DMNIC_RXC_F_SPLIT,
+			   raw + DMNIC_RXC_FLAGS);
+
+	KUNIT_EXPECT_EQ(test, le16_to_cpu(c->hdr_id), 0x0102);
+	KUNIT_EXPECT_EQ(test, le16_to_cpu(c->hdr_len), 54);
+	KUNIT_EXPECT_EQ(test, le16_to_cpu(c->pay_id), 0x0304);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(c->pay_len), 4096);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(c->pkt_len), 4150);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(c->rss_hash), 0xdeadbeef);
+	KUNIT_EXPECT_EQ(test, dmnic_rx_hash_type(c->rss_type), PKT_HASH_TYPE_L4);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(c->flags),
+			DMNIC_RXC_F_SOP | DMNIC_RXC_F_SPLIT);
+}
+
+struct dmnic_csum_case {
+	u32 flags;
+	enum dmnic_rx_csum expect;
+};
+
+static const struct dmnic_csum_case dmnic_csum_cases[] = {
+	{ 0, DMNIC_RX_CSUM_NONE },
+	{ DMNIC_RXC_F_L3_CSUM_OK, DMNIC_RX_CSUM_NONE },
+	{ DMNIC_RXC_F_L4_CSUM_OK, DMNIC_RX_CSUM_OK },
+	{ DMNIC_RXC_F_L3_CSUM_OK | DMNIC_RXC_F_L4_CSUM_OK, DMNIC_RX_CSUM_OK },
+	{ DMNIC_RXC_F_L3_CSUM_BAD | DMNIC_RXC_F_L4_CSUM_OK, DMNIC_RX_CSUM_BAD },
+	{ DMNIC_RXC_F_L3_CSUM_OK | DMNIC_RXC_F_L4_CSUM_BAD, DMNIC_RX_CSUM_BAD },
+};
+
+static void dmnic_csum_case_desc(const struct dmnic_csum_case *c, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "flags %#x", c->flags);
+}
+
+KUNIT_ARRAY_PARAM(dmnic_csum, dmnic_csum_cases, dmnic_csum_case_desc);
+
+static void dmnic_test_rx_csum(struct kunit *test)
+{
+	const struct dmnic_csum_case *c = test->param_value;
+
+	KUNIT_EXPECT_EQ(test, dmnic_rx_csum_status(c->flags), c->expect);
+}
+
+/* ---- flow rules ---- */
+
+static void dmnic_test_rule_tcp4_5tuple(struct kunit *test)
+{
+	struct ethtool_rx_flow_spec fs = {}, back = {};
+	struct dmnic_rule_regs o;
+	struct dmnic_rule r;
+
+	fs.flow_type = TCP_V4_FLOW;
+	fs.h_u.tcp_ip4_spec.ip4src = cpu_to_be32(0xc0a80102);	/* 192.168.1.2 */
+	fs.m_u.tcp_ip4_spec.ip4src = cpu_to_be32(0xffffffff);
+	fs.h_u.tcp_ip4_spec.ip4dst = cpu_to_be32(0x0a000001);
+	fs.m_u.tcp_ip4_spec.ip4dst = cpu_to_be32(0xffffff00);
+	fs.h_u.tcp_ip4_spec.psrc = cpu_to_be16(1234);
+	fs.m_u.tcp_ip4_spec.psrc = cpu_to_be16(0xffff);
+	fs.h_u.tcp_ip4_spec.pdst = cpu_to_be16(5201);
+	fs.m_u.tcp_ip4_spec.pdst = cpu_to_be16(0xffff);
+	fs.ring_cookie = 3;
+	fs.location = 9;
+
+	KUNIT_ASSERT_EQ(test, dmnic_rule_from_flow_spec(&fs, &r), 0);
+	dmnic_rule_encode(&r, &o);
+	KUNIT_EXPECT_EQ(test, o.ctrl, DMNIC_FS_CTRL_VALID |
+			DMNIC_FS_L4_TCP << DMNIC_FS_CTRL_L4_SHIFT);
+	KUNIT_EXPECT_EQ(test, o.action, 3);
+	KUNIT_EXPECT_EQ(test, o.ports, 1234 | 5201 << 16);
+	KUNIT_EXPECT_EQ(test, o.ports_mask, 0xffffffff);
+	KUNIT_EXPECT_EQ(test, o.src_ip[0], 0xc0a80102);	/* spec example */
+	KUNIT_EXPECT_EQ(test, o.src_ip_mask[0], 0xffffffff);
+	KUNIT_EXPECT_EQ(test, o.dst_ip[0], 0x0a000000);	/* masked value */
+	KUNIT_EXPECT_EQ(test, o.dst_ip_mask[0], 0xffffff00);
+	KUNIT_EXPECT_EQ(test, o.src_ip[1], 0);
+
+	back.location = 9;
+	dmnic_rule_to_flow_spec(&r, &back);
+	KUNIT_EXPECT_EQ(test, back.flow_type, TCP_V4_FLOW);
+	KUNIT_EXPECT_EQ(test, back.location, 9);
+	KUNIT_EXPECT_EQ(test, back.ring_cookie, 3);
+	KUNIT_EXPECT_EQ(test, be16_to_cpu(back.h_u.tcp_ip4_spec.pdst), 5201);
+	KUNIT_EXPECT_EQ(test, be32_to_cpu(back.m_u.tcp_ip4_spec.ip4dst),
+			0xffffff00);
+}
+
+static void dmnic_test_rule_tcp6_dport(struct kunit *test)
+{
+	struct ethtool_rx_flow_spec fs = {};
+	struct dmnic_rule_regs o;
+	struct dmnic_rule r;
+
+	/* ethtool -N flow-type tcp6 dst-port 9000 action 1 */
+	fs.flow_type = TCP_V6_FLOW;
+	fs.h_u.tcp_ip6_spec.pdst = cpu_to_be16(9000);
+	fs.m_u.tcp_ip6_spec.pdst = cpu_to_be16(0xffff);
+	fs.ring_cookie = 1;
+
+	KUNIT_ASSERT_EQ(test, dmnic_rule_from_flow_spec(&fs, &r), 0);
+	dmnic_rule_encode(&r, &o);
+	KUNIT_EXPECT_EQ(test, o.ctrl, DMNIC_FS_CTRL_VALID | DMNIC_FS_CTRL_IPV6 |
+			DMNIC_FS_L4_TCP << DMNIC_FS_CTRL_L4_SHIFT);
+	KUNIT_EXPECT_EQ(test, o.ports, 9000u << 16);
+	KUNIT_EXPECT_EQ(test, o.ports_mask, 0xffffu << 16);
+	KUNIT_EXPECT_EQ(test, o.src_ip_mask[0] | o.src_ip_mask[3] |
+			o.dst_ip_mask[0] | o.dst_ip_mask[3], 0);
+}
+
+static void dmnic_test_rule_udp6_addr(struct kunit *test)
+{
+	struct ethtool_rx_flow_spec fs = {};
+	struct dmnic_rule_regs o;
+	struct dmnic_rule r;
+	int i;
+
+	fs.flow_type = UDP_V6_FLOW;
+	/* 2001:db8::1 */
+	fs.h_u.tcp_ip6_spec.ip6dst[0] = cpu_to_be32(0x20010db8);
+	fs.h_u.tcp_ip6_spec.ip6dst[3] = cpu_to_be32(1);
+	for (i = 0; i < 4; i++)
+		fs.m_u.tcp_ip6_spec.ip6dst[i] = cpu_to_be32(0xffffffff);
+	fs.ring_cookie = RX_CLS_FLOW_DISC;
+
+	KUNIT_ASSERT_EQ(test, dmnic_rule_from_flow_spec(&fs, &r), 0);
+	dmnic_rule_encode(&r, &o);
+	KUNIT_EXPECT_EQ(test, o.ctrl, DMNIC_FS_CTRL_VALID | DMNIC_FS_CTRL_IPV6 |
+			DMNIC_FS_L4_UDP << DMNIC_FS_CTRL_L4_SHIFT);
+	KUNIT_EXPECT_EQ(test, o.action, DMNIC_FS_ACTION_DROP);
+	KUNIT_EXPECT_EQ(test, o.dst_ip[0], 0x20010db8);
+	KUNIT_EXPECT_EQ(test, o.dst_ip[3], 1);
+	KUNIT_EXPECT_EQ(test, o.dst_ip_mask[2], 0xffffffff);
+}
+
+static void dmnic_test_rule_rejects(struct kunit *test)
+{
+	struct ethtool_rx_flow_spec fs = {};
+	struct dmnic_rule r;
+
+	fs.flow_type = TCP_V4_FLOW;
+	fs.m_u.tcp_ip4_spec.tos = 0xff;		/* TOS match: no */
+	KUNIT_EXPECT_EQ(test, dmnic_rule_from_flow_spec(&fs, &r), -EOPNOTSUPP);
+
+	memset(&fs, 0, sizeof(fs));
+	fs.flow_type = ETHER_FLOW;
+	KUNIT_EXPECT_EQ(test, dmnic_rule_from_flow_spec(&fs, &r), -EOPNOTSUPP);
+
+	memset(&fs, 0, sizeof(fs));
+	fs.flow_type = TCP_V4_FLOW | FLOW_RSS;
+	KUNIT_EXPECT_EQ(test, dmnic_rule_from_flow_spec(&fs, &r), -EOPNOTSUPP);
+
+	memset(&fs, 0, sizeof(fs));
+	fs.flow_type = TCP_V4_FLOW | FLOW_EXT;
+	fs.m_ext.vlan_tci = cpu_to_be16(0xfff);
+	KUNIT_EXPECT_EQ(test, dmnic_rule_from_flow_spec(&fs, &r), -EOPNOTSUPP);
+}
+
+static void dmnic_test_rule_invalid_encodes_zero(struct kunit *test)
+{
+	struct dmnic_rule r = {};
+	struct dmnic_rule_regs o;
+
+	memset(&o, 0xff, sizeof(o));
+	dmnic_rule_encode(&r, &o);
+	KUNIT_EXPECT_EQ(test, o.ctrl, 0);
+	KUNIT_EXPECT_EQ(test, o.action, 0);
+}
+
+/* ---- RSS hash fields ---- */
+
+static void dmnic_test_rss_fields(struct kunit *test)
+{
+	const u64 ip = RXH_IP_SRC | RXH_IP_DST;
+	const u64 l4 = ip | RXH_L4_B_0_1 | RXH_L4_B_2_3;
+	u32 f;
+
+	KUNIT_EXPECT_EQ(test, dmnic_rss_fields_to_rxh(DMNIC_RSS_F_ALL,
+						      TCP_V4_FLOW), l4);
+	KUNIT_EXPECT_EQ(test, dmnic_rss_fields_to_rxh(DMNIC_RSS_F_IPV6,
+						      UDP_V6_FLOW), ip);
+	KUNIT_EXPECT_EQ(test, dmnic_rss_fields_to_rxh(0, TCP_V6_FLOW), 0);
+
+	KUNIT_ASSERT_EQ(test, dmnic_rss_fields_from_rxh(DMNIC_RSS_F_ALL,
+							TCP_V4_FLOW, ip, &f), 0);
+	KUNIT_EXPECT_EQ(test, f, DMNIC_RSS_F_ALL & ~DMNIC_RSS_F_IPV4_TCP);
+	KUNIT_ASSERT_EQ(test, dmnic_rss_fields_from_rxh(f, TCP_V4_FLOW, l4,
+							&f), 0);
+	KUNIT_EXPECT_EQ(test, f, DMNIC_RSS_F_ALL);
+	/* ports without addresses cannot be expressed */
+	KUNIT_EXPECT_EQ(test, dmnic_rss_fields_from_rxh(f, UDP_V4_FLOW,
+							RXH_L4_B_0_1, &f),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, dmnic_rss_fields_from_rxh(f, SCTP_V4_FLOW, ip,
+							&f), -EOPNOTSUPP);
+}
+
+static struct kunit_case dmnic_ring_test_cases[] = {
+	KUNIT_CASE_PARAM(dmnic_test_ring_accounting, dmnic_ring_gen_params),
+	{}
+};
+
+static struct kunit_suite dmnic_ring_test_suite = {
+	.name = "devmem_nic_ring",
+	.test_cases = dmnic_ring_test_cases,
+};
+
+static struct kunit_case dmnic_desc_test_cases[] = {
+	KUNIT_CASE(dmnic_test_tx_desc_plain),
+	KUNIT_CASE(dmnic_test_tx_desc_csum),
+	KUNIT_CASE(dmnic_test_cmpl_gen),
+	KUNIT_CASE(dmnic_test_cmpl_layout),
+	KUNIT_CASE_PARAM(dmnic_test_rx_csum, dmnic_csum_gen_params),
+	{}
+};
+
+static struct kunit_suite dmnic_desc_test_suite = {
+	.name = "devmem_nic_desc",
+	.test_cases = dmnic_desc_test_cases,
+};
+
+static struct kunit_case dmnic_rule_test_cases[] = {
+	KUNIT_CASE(dmnic_test_rule_tcp4_5tuple),
+	KUNIT_CASE(dmnic_test_rule_tcp6_dport),
+	KUNIT_CASE(dmnic_test_rule_udp6_addr),
+	KUNIT_CASE(dmnic_test_rule_rejects),
+	KUNIT_CASE(dmnic_test_rule_invalid_encodes_zero),
+	KUNIT_CASE(dmnic_test_rss_fields),
+	{}
+};
+
+static struct kunit_suite dmnic_rule_test_suite = {
+	.name = "devmem_nic_rules",
+	.test_cases = dmnic_rule_test_cases,
+};
+
+kunit_test_suites(&dmnic_ring_test_suite, &dmnic_desc_test_suite,
+		  &dmnic_rule_test_suite);

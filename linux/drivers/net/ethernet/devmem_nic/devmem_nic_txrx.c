@@ -1,0 +1,854 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * devmem-nic: data path.
+ *
+ * RX: every queue posts header buffers (readable page_pool, half pages) and
+ * payload buffers (a page_pool that may hand out unreadable net_iovs when a
+ * memory provider such as devmem is bound to the queue). The device writes
+ * one completion per payload buffer; the driver copies the headers into
+ * the skb's linear area and attaches the payload buffers as netmem frags.
+ *
+ * TX: gather descriptors, checksum offload. Frags that are net_iovs
+ * (devmem TX) carry DMA addresses owned by the binding: they are never
+ * mapped or unmapped here.
+ */
+
+#include <linux/dma-mapping.h>
+#include <linux/etherdevice.h>
+#include <linux/interrupt.h>
+#include <linux/iopoll.h>
+#include <linux/skbuff.h>
+#include <net/netdev_queues.h>
+#include <net/page_pool/helpers.h>
+
+#include "devmem_nic.h"
+
+/* ---- pure helpers (KUnit) ---- */
+
+unsigned int dmnic_ring_used(u32 head, u32 tail, u32 size)
+{
+	return (tail - head) & (size - 1);
+}
+
+/* Free entries of a posting ring; one entry always stays empty. */
+unsigned int dmnic_ring_space(u32 head, u32 tail, u32 size)
+{
+	return size - 1 - dmnic_ring_used(head, tail, size);
+}
+
+void dmnic_tx_desc_fill(struct dmnic_tx_desc *d, dma_addr_t addr, u32 len,
+			u16 id, bool eop, const struct sk_buff *csum_skb)
+{
+	u16 flags = eop ? DMNIC_TXD_F_EOP : 0;
+
+	memset(d, 0, sizeof(*d));
+	d->addr = cpu_to_le64(addr);
+	d->len = cpu_to_le32(len);
+	d->id = cpu_to_le16(id);
+	if (csum_skb) {
+		flags |= DMNIC_TXD_F_CSUM;
+		d->csum_start = cpu_to_le16(skb_checksum_start_offset(csum_skb));
+		d->csum_offset = cpu_to_le16(csum_skb->csum_offset);
+	}
+	d->flags = cpu_to_le16(flags);
+}
+
+bool dmnic_rx_cmpl_valid(const struct dmnic_rx_cmpl *c, u32 gen)
+{
+	return (le32_to_cpu(READ_ONCE(c->flags)) & DMNIC_RXC_F_GEN) == gen;
+}
+
+bool dmnic_tx_cmpl_valid(const struct dmnic_tx_cmpl *c, u32 gen)
+{
+	return (le32_to_cpu(READ_ONCE(c->flags)) & DMNIC_TXC_F_GEN) == gen;
+}
+
+enum dmnic_rx_csum dmnic_rx_csum_status(u32 flags)
+{
+	if (flags & (DMNIC_RXC_F_L3_CSUM_BAD | DMNIC_RXC_F_L4_CSUM_BAD))
+		return DMNIC_RX_CSUM_BAD;
+	if (flags & DMNIC_RXC_F_L4_CSUM_OK)
+		return DMNIC_RX_CSUM_OK;
+	return DMNIC_RX_CSUM_NONE;
+}
+
+enum pkt_hash_types dmnic_rx_hash_type(u8 rss_type)
+{
+	switch (rss_type) {
+	case DMNIC_RSS_TYPE_IPV4_TCP:
+	case DMNIC_RSS_TYPE_IPV4_UDP:
+	case DMNIC_RSS_TYPE_IPV6_TCP:
+	case DMNIC_RSS_TYPE_IPV6_UDP:
+		return PKT_HASH_TYPE_L4;
+	case DMNIC_RSS_TYPE_IPV4:
+	case DMNIC_RSS_TYPE_IPV6:
+		return PKT_HASH_TYPE_L3;
+	default:
+		return PKT_HASH_TYPE_NONE;
+	}
+}
+
+static u32 dmnic_gen_flip(u32 gen, u32 bit)
+{
+	return gen ^ bit;
+}
+
+/* ---- TX ---- */
+
+int dmnic_tx_alloc(struct dmnic *dm, struct dmnic_tx_ring *tx)
+{
+	struct device *dev = &dm->pdev->dev;
+
+	tx->size = dm->tx_ring_size;
+	tx->desc = dma_alloc_coherent(dev, tx->size * sizeof(*tx->desc),
+				      &tx->desc_dma, GFP_KERNEL);
+	tx->cmpl = dma_alloc_coherent(dev, tx->size * sizeof(*tx->cmpl),
+				      &tx->cmpl_dma, GFP_KERNEL);
+	tx->bufs = kvcalloc(tx->size, sizeof(*tx->bufs), GFP_KERNEL);
+	if (!tx->desc || !tx->cmpl || !tx->bufs) {
+		dmnic_tx_free(dm, tx);
+		return -ENOMEM;
+	}
+	u64_stats_init(&tx->stats.syncp);
+	return 0;
+}
+
+void dmnic_tx_free(struct dmnic *dm, struct dmnic_tx_ring *tx)
+{
+	struct device *dev = &dm->pdev->dev;
+
+	if (tx->desc)
+		dma_free_coherent(dev, tx->size * sizeof(*tx->desc), tx->desc,
+				  tx->desc_dma);
+	if (tx->cmpl)
+		dma_free_coherent(dev, tx->size * sizeof(*tx->cmpl), tx->cmpl,
+				  tx->cmpl_dma);
+	kvfree(tx->bufs);
+	tx->desc = NULL;
+	tx->cmpl = NULL;
+	tx->bufs = NULL;
+}
+
+static void dmnic_q_ctrl_set(struct dmnic *dm, unsigned int q, u32 clear,
+			     u32 set)
+{
+	u32 ctrl = dmnic_rd32(dm, DMNIC_QREG(q, DMNIC_Q_CTRL));
+
+	dmnic_wr32(dm, DMNIC_QREG(q, DMNIC_Q_CTRL), (ctrl & ~clear) | set);
+}
+
+void dmnic_tx_hw_start(struct dmnic *dm, struct dmnic_tx_ring *tx)
+{
+	unsigned int q = tx->idx;
+
+	memset(tx->cmpl, 0, tx->size * sizeof(*tx->cmpl));
+	tx->head = 0;
+	tx->tail = 0;
+	tx->cmpl_head = 0;
+	tx->cmpl_gen = DMNIC_TXC_F_GEN;
+
+	dmnic_wr_ring(dm, q, DMNIC_Q_TXD, tx->desc_dma, tx->size);
+	dmnic_wr_ring(dm, q, DMNIC_Q_TXC, tx->cmpl_dma, tx->size);
+	dmnic_wr32(dm, DMNIC_QREG(q, DMNIC_Q_TXD + DMNIC_RING_DRV), 0);
+	dmnic_q_ctrl_set(dm, q, 0, DMNIC_Q_CTRL_TX_ENABLE);
+}
+
+/* Disable one direction of queue pair @q and wait for the device to let go. */
+int dmnic_queue_hw_stop(struct dmnic *dm, unsigned int q, bool tx)
+{
+	u32 en = tx ? DMNIC_Q_CTRL_TX_ENABLE : DMNIC_Q_CTRL_RX_ENABLE;
+	u32 qsc = tx ? DMNIC_Q_STATUS_TX_QUIESCED : DMNIC_Q_STATUS_RX_QUIESCED;
+	u32 status;
+	int err;
+
+	dmnic_q_ctrl_set(dm, q, en, 0);
+	err = readl_poll_timeout(dm->regs + DMNIC_QREG(q, DMNIC_Q_STATUS),
+				 status, status & qsc, 10, 10000);
+	if (err)
+		netdev_err(dm->netdev, "queue %u %s did not quiesce\n", q,
+			   tx ? "TX" : "RX");
+	return err;
+}
+
+static void dmnic_tx_unmap(struct device *dev, struct dmnic_tx_buf *b)
+{
+	if (!b->dma)
+		return;
+	if (b->single)
+		dma_unmap_single(dev, b->dma, b->len, DMA_TO_DEVICE);
+	else
+		dma_unmap_page(dev, b->dma, b->len, DMA_TO_DEVICE);
+	b->dma = 0;
+}
+
+/* Release descriptors [head, head + n) and the skb they carried. */
+static void dmnic_tx_release(struct dmnic *dm, struct dmnic_tx_ring *tx,
+			     unsigned int n, int budget)
+{
+	struct device *dev = &dm->pdev->dev;
+
+	while (n--) {
+		struct dmnic_tx_buf *b = &tx->bufs[tx->head];
+
+		dmnic_tx_unmap(dev, b);
+		if (b->skb) {
+			napi_consume_skb(b->skb, budget);
+			b->skb = NULL;
+		}
+		tx->head = (tx->head + 1) & (tx->size - 1);
+	}
+}
+
+/* Drop everything still on the ring (queue stopped). */
+void dmnic_tx_clean_all(struct dmnic *dm, struct dmnic_tx_ring *tx)
+{
+	unsigned int n = dmnic_ring_used(tx->head, tx->tail, tx->size);
+
+	if (!tx->bufs)
+		return;
+	dmnic_tx_release(dm, tx, n, 0);
+	netdev_tx_reset_queue(netdev_get_tx_queue(dm->netdev, tx->idx));
+}
+
+static bool dmnic_tx_clean(struct dmnic *dm, struct dmnic_tx_ring *tx,
+			   int budget)
+{
+	struct netdev_queue *txq = netdev_get_tx_queue(dm->netdev, tx->idx);
+	unsigned int pkts = 0, bytes = 0, dropped = 0, done = 0, bql = 0;
+
+	while (done < tx->size) {
+		struct dmnic_tx_cmpl *c = &tx->cmpl[tx->cmpl_head];
+		unsigned int ndesc;
+
+		if (!dmnic_tx_cmpl_valid(c, tx->cmpl_gen))
+			break;
+		dma_rmb();
+
+		ndesc = le16_to_cpu(c->ndesc);
+		if (unlikely(le16_to_cpu(c->id) != tx->head ||
+			     !ndesc ||
+			     ndesc > dmnic_ring_used(tx->head, tx->tail,
+						     tx->size))) {
+			netdev_err(dm->netdev,
+				   "TX queue %u: bad completion id %u ndesc %u (head %u)\n",
+				   tx->idx, le16_to_cpu(c->id), ndesc, tx->head);
+			break;
+		}
+		bql += le32_to_cpu(c->len);
+		if (le32_to_cpu(c->status) == DMNIC_TXC_S_OK) {
+			pkts++;
+			bytes += le32_to_cpu(c->len);
+		} else {
+			dropped++;
+		}
+		dmnic_tx_release(dm, tx, ndesc, budget);
+
+		tx->cmpl_head = (tx->cmpl_head + 1) & (tx->size - 1);
+		if (!tx->cmpl_head)
+			tx->cmpl_gen = dmnic_gen_flip(tx->cmpl_gen,
+						      DMNIC_TXC_F_GEN);
+		done++;
+	}
+	if (!done)
+		return false;
+
+	dmnic_wr32(dm, DMNIC_QREG(tx->idx, DMNIC_Q_TXC + DMNIC_RING_DRV),
+		   tx->cmpl_head);
+
+	u64_stats_update_begin(&tx->stats.syncp);
+	tx->stats.packets += pkts;
+	tx->stats.bytes += bytes;
+	tx->stats.dropped += dropped;
+	u64_stats_update_end(&tx->stats.syncp);
+
+	if (netif_tx_queue_stopped(txq) &&
+	    dmnic_ring_space(tx->head, tx->tail, tx->size) >=
+	    DMNIC_TX_DESC_NEEDED) {
+		u64_stats_update_begin(&tx->stats.syncp);
+		tx->stats.wake++;
+		u64_stats_update_end(&tx->stats.syncp);
+	}
+	netif_txq_completed_wake(txq, pkts + dropped, bql,
+				 dmnic_ring_space(tx->head, tx->tail, tx->size),
+				 DMNIC_TX_DESC_NEEDED);
+	return true;
+}
+
+static bool dmnic_tx_map(struct dmnic *dm, struct dmnic_tx_ring *tx,
+			 struct sk_buff *skb)
+{
+	struct device *dev = &dm->pdev->dev;
+	unsigned int nfrags = skb_shinfo(skb)->nr_frags;
+	bool csum = skb->ip_summed == CHECKSUM_PARTIAL;
+	u32 mask = tx->size - 1, first = tx->tail, i = tx->tail, eop;
+	unsigned int f = 0, headlen = skb_headlen(skb);
+	bool is_first = true;
+
+	for (;;) {
+		struct dmnic_tx_buf *b = &tx->bufs[i];
+		bool last = f == nfrags;
+		dma_addr_t dma;
+		u32 len;
+
+		b->skb = NULL;
+		b->single = false;
+		b->dma = 0;
+		if (is_first && headlen) {
+			len = headlen;
+			dma = dma_map_single(dev, skb->data, len, DMA_TO_DEVICE);
+			if (dma_mapping_error(dev, dma))
+				goto err_unmap;
+			b->dma = dma;
+			b->single = true;
+			last = !nfrags;
+		} else {
+			skb_frag_t *frag = &skb_shinfo(skb)->frags[f++];
+
+			len = skb_frag_size(frag);
+			/* For a net_iov this returns the binding's DMA address
+			 * and maps nothing: never unmap it.
+			 */
+			dma = skb_frag_dma_map(dev, frag, 0, len, DMA_TO_DEVICE);
+			if (dma_mapping_error(dev, dma))
+				goto err_unmap;
+			if (!skb_frag_is_net_iov(frag))
+				b->dma = dma;
+			last = f == nfrags;
+		}
+		b->len = len;
+		dmnic_tx_desc_fill(&tx->desc[i], dma, len, first, last,
+				   is_first && csum ? skb : NULL);
+		is_first = false;
+		eop = i;
+		i = (i + 1) & mask;
+		if (last)
+			break;
+	}
+
+	/* Freed with the packet's last descriptor, after all unmaps. */
+	tx->bufs[eop].skb = skb;
+	tx->tail = i;
+	return true;
+
+err_unmap:
+	while (i != first) {
+		i = (i - 1) & mask;
+		dmnic_tx_unmap(dev, &tx->bufs[i]);
+	}
+	dmnic_tx_unmap(dev, &tx->bufs[first]);
+	return false;
+}
+
+netdev_tx_t dmnic_xmit(struct sk_buff *skb, struct net_device *netdev)
+{
+	struct dmnic *dm = netdev_priv(netdev);
+	u16 q = skb_get_queue_mapping(skb);
+	struct dmnic_napi *qv = dm->qv[q];
+	struct dmnic_tx_ring *tx = &qv->tx;
+	struct netdev_queue *txq = netdev_get_tx_queue(netdev, q);
+	unsigned int len = skb->len;
+
+	/* The device pads short frames itself: never pad or linearize here,
+	 * an skb with unreadable (devmem) frags cannot be copied.
+	 */
+	if (unlikely(skb_shinfo(skb)->nr_frags + 1 > DMNIC_TX_MAX_DESC_PER_PKT ||
+		     len > DMNIC_TX_MAX_FRAME || !len))
+		goto drop;
+
+	if (unlikely(dmnic_ring_space(tx->head, tx->tail, tx->size) <
+		     skb_shinfo(skb)->nr_frags + 1)) {
+		netif_tx_stop_queue(txq);
+		return NETDEV_TX_BUSY;
+	}
+
+	if (!dmnic_tx_map(dm, tx, skb))
+		goto drop;
+
+	u64_stats_update_begin(&tx->stats.syncp);
+	if (skb->ip_summed == CHECKSUM_PARTIAL)
+		tx->stats.csum_offload++;
+	u64_stats_update_end(&tx->stats.syncp);
+
+	skb_tx_timestamp(skb);
+
+	if (!netif_txq_maybe_stop(txq,
+				  dmnic_ring_space(tx->head, tx->tail, tx->size),
+				  DMNIC_TX_DESC_NEEDED, DMNIC_TX_DESC_NEEDED)) {
+		u64_stats_update_begin(&tx->stats.syncp);
+		tx->stats.stop++;
+		u64_stats_update_end(&tx->stats.syncp);
+	}
+
+	if (__netdev_tx_sent_queue(txq, len, netdev_xmit_more()))
+		dmnic_wr32(dm, DMNIC_QREG(q, DMNIC_Q_TXD + DMNIC_RING_DRV),
+			   tx->tail);
+	return NETDEV_TX_OK;
+
+drop:
+	u64_stats_update_begin(&tx->stats.syncp);
+	tx->stats.dropped++;
+	u64_stats_update_end(&tx->stats.syncp);
+	dev_kfree_skb_any(skb);
+	return NETDEV_TX_OK;
+}
+
+/* ---- RX buffers ---- */
+
+static int dmnic_bufq_alloc(struct dmnic *dm, struct dmnic_bufq *bq, u32 size,
+			    u32 buf_size)
+{
+	bq->size = size;
+	bq->buf_size = buf_size;
+	bq->desc = dma_alloc_coherent(&dm->pdev->dev, size * sizeof(*bq->desc),
+				      &bq->desc_dma, GFP_KERNEL);
+	bq->netmem = kvcalloc(size, sizeof(*bq->netmem), GFP_KERNEL);
+	bq->offset = kvcalloc(size, sizeof(*bq->offset), GFP_KERNEL);
+	if (!bq->desc || !bq->netmem || !bq->offset)
+		return -ENOMEM;
+	return 0;
+}
+
+static void dmnic_bufq_free(struct dmnic *dm, struct dmnic_bufq *bq)
+{
+	u32 i;
+
+	if (bq->netmem && bq->pool) {
+		for (i = 0; i < bq->size; i++)
+			if (bq->netmem[i])
+				page_pool_put_netmem(bq->pool, bq->netmem[i],
+						     -1, false);
+	}
+	if (bq->desc)
+		dma_free_coherent(&dm->pdev->dev, bq->size * sizeof(*bq->desc),
+				  bq->desc, bq->desc_dma);
+	kvfree(bq->netmem);
+	kvfree(bq->offset);
+	if (bq->pool)
+		page_pool_destroy(bq->pool);
+	memset(bq, 0, sizeof(*bq));
+}
+
+/* Return every buffer still on the ring to the pool (queue disabled). */
+static void dmnic_bufq_reset(struct dmnic_bufq *bq)
+{
+	u32 i;
+
+	for (i = 0; i < bq->size; i++) {
+		if (!bq->netmem[i])
+			continue;
+		page_pool_put_netmem(bq->pool, bq->netmem[i], -1, false);
+		bq->netmem[i] = 0;
+	}
+	bq->tail = 0;
+}
+
+/* Take the buffer with device ID @id back from the ring. */
+static netmem_ref dmnic_bufq_take(struct dmnic_bufq *bq, u16 id, u32 *offset)
+{
+	netmem_ref netmem;
+
+	if (unlikely(id >= bq->size))
+		return 0;
+	netmem = bq->netmem[id];
+	bq->netmem[id] = 0;
+	*offset = bq->offset[id];
+	return netmem;
+}
+
+/*
+ * Post buffers at the tail. Buffers are consumed in ring order and named by
+ * their slot, so a slot is free again once its completion was handled.
+ * Returns false if the pool ran dry (devmem: every net_iov is posted or
+ * held by userspace); the caller retries later.
+ */
+static bool dmnic_bufq_refill(struct dmnic *dm, struct dmnic_rx_queue *rx,
+			      struct dmnic_bufq *bq, u32 ring)
+{
+	u32 mask = bq->size - 1, tail = bq->tail, next;
+	bool ok = true;
+
+	for (;;) {
+		unsigned int offset = 0, size = bq->buf_size;
+		netmem_ref netmem;
+		dma_addr_t dma;
+
+		next = (tail + 1) & mask;
+		/* Keep one slot empty; stop at a buffer not yet completed. */
+		if (bq->netmem[tail] || bq->netmem[next])
+			break;
+
+		if (bq->buf_size < PAGE_SIZE)
+			netmem = page_pool_dev_alloc_netmem(bq->pool, &offset,
+							    &size);
+		else
+			netmem = page_pool_dev_alloc_netmems(bq->pool);
+		if (!netmem) {
+			ok = false;
+			break;
+		}
+
+		dma = page_pool_get_dma_addr_netmem(netmem) + offset;
+		bq->netmem[tail] = netmem;
+		bq->offset[tail] = offset;
+		bq->desc[tail].addr = cpu_to_le64(dma);
+		bq->desc[tail].len = cpu_to_le32(bq->buf_size);
+		bq->desc[tail].id = cpu_to_le16(tail);
+		bq->desc[tail].rsvd = 0;
+		tail = next;
+	}
+
+	if (tail != bq->tail) {
+		bq->tail = tail;
+		/* writel orders the descriptor writes before the doorbell */
+		dmnic_wr32(dm, DMNIC_QREG(rx->idx, ring + DMNIC_RING_DRV), tail);
+	}
+	if (!ok) {
+		u64_stats_update_begin(&rx->stats.syncp);
+		rx->stats.alloc_fail++;
+		u64_stats_update_end(&rx->stats.syncp);
+	}
+	return ok;
+}
+
+static bool dmnic_rx_refill(struct dmnic *dm, struct dmnic_rx_queue *rx)
+{
+	bool ok;
+
+	ok = dmnic_bufq_refill(dm, rx, &rx->hdr, DMNIC_Q_HBR);
+	ok &= dmnic_bufq_refill(dm, rx, &rx->pay, DMNIC_Q_PBR);
+	return ok;
+}
+
+static struct page_pool *dmnic_create_pool(struct dmnic *dm, unsigned int idx,
+					   struct napi_struct *napi, u32 size,
+					   bool unreadable)
+{
+	struct page_pool_params pp = {
+		.order		= 0,
+		.flags		= PP_FLAG_DMA_MAP | PP_FLAG_DMA_SYNC_DEV,
+		.pool_size	= size,
+		.nid		= dev_to_node(&dm->pdev->dev),
+		.dev		= &dm->pdev->dev,
+		.napi		= napi,
+		.dma_dir	= DMA_FROM_DEVICE,
+		.max_len	= PAGE_SIZE,
+		.offset		= 0,
+		.netdev		= dm->netdev,
+		.queue_idx	= idx,
+	};
+
+	/* Only the payload pool may hand out unreadable memory (devmem). */
+	if (unreadable)
+		pp.flags |= PP_FLAG_ALLOW_UNREADABLE_NETMEM;
+	return page_pool_create(&pp);
+}
+
+int dmnic_rx_alloc(struct dmnic *dm, struct dmnic_rx_queue *rx,
+		   unsigned int idx, struct napi_struct *napi)
+{
+	struct device *dev = &dm->pdev->dev;
+	u32 size = dm->rx_ring_size;
+	struct page_pool *pp;
+	int err;
+
+	memset(rx, 0, sizeof(*rx));
+	rx->idx = idx;
+	rx->hds = dm->hds_enabled;
+	u64_stats_init(&rx->stats.syncp);
+
+	pp = dmnic_create_pool(dm, idx, napi, size, false);
+	if (IS_ERR(pp))
+		return PTR_ERR(pp);
+	rx->hdr.pool = pp;
+
+	pp = dmnic_create_pool(dm, idx, napi, size, rx->hds);
+	if (IS_ERR(pp)) {
+		err = PTR_ERR(pp);
+		goto err_free;
+	}
+	rx->pay.pool = pp;
+
+	err = dmnic_bufq_alloc(dm, &rx->hdr, size, DMNIC_HDR_BUF_SIZE);
+	if (err)
+		goto err_free;
+	err = dmnic_bufq_alloc(dm, &rx->pay, size, PAGE_SIZE);
+	if (err)
+		goto err_free;
+
+	/* Room for one completion per posted buffer of both rings. */
+	rx->cmpl_size = 2 * size;
+	rx->cmpl = dma_alloc_coherent(dev, rx->cmpl_size * sizeof(*rx->cmpl),
+				      &rx->cmpl_dma, GFP_KERNEL);
+	if (!rx->cmpl) {
+		err = -ENOMEM;
+		goto err_free;
+	}
+	return 0;
+
+err_free:
+	dmnic_rx_free(dm, rx);
+	return err;
+}
+
+void dmnic_rx_free(struct dmnic *dm, struct dmnic_rx_queue *rx)
+{
+	if (rx->skb) {
+		dev_kfree_skb_any(rx->skb);
+		rx->skb = NULL;
+	}
+	dmnic_bufq_free(dm, &rx->hdr);
+	dmnic_bufq_free(dm, &rx->pay);
+	if (rx->cmpl)
+		dma_free_coherent(&dm->pdev->dev,
+				  rx->cmpl_size * sizeof(*rx->cmpl), rx->cmpl,
+				  rx->cmpl_dma);
+	rx->cmpl = NULL;
+}
+
+void dmnic_rx_hw_start(struct dmnic *dm, struct dmnic_rx_queue *rx)
+{
+	unsigned int q = rx->idx;
+
+	memset(rx->cmpl, 0, rx->cmpl_size * sizeof(*rx->cmpl));
+	rx->cmpl_head = 0;
+	rx->cmpl_gen = DMNIC_RXC_F_GEN;
+
+	dmnic_wr_ring(dm, q, DMNIC_Q_HBR, rx->hdr.desc_dma, rx->hdr.size);
+	dmnic_wr_ring(dm, q, DMNIC_Q_PBR, rx->pay.desc_dma, rx->pay.size);
+	dmnic_wr_ring(dm, q, DMNIC_Q_RXC, rx->cmpl_dma, rx->cmpl_size);
+	/* Buffer rings start empty at index 0 (DEV is reset by the enable).
+	 * When an old queue is restarted, reclaim what it still had posted.
+	 */
+	if (rx->skb) {
+		dev_kfree_skb_any(rx->skb);
+		rx->skb = NULL;
+	}
+	rx->skb_bad = false;
+	dmnic_bufq_reset(&rx->hdr);
+	dmnic_bufq_reset(&rx->pay);
+	dmnic_wr32(dm, DMNIC_QREG(q, DMNIC_Q_HBR + DMNIC_RING_DRV), 0);
+	dmnic_wr32(dm, DMNIC_QREG(q, DMNIC_Q_PBR + DMNIC_RING_DRV), 0);
+	dmnic_wr32(dm, DMNIC_QREG(q, DMNIC_Q_HDS_THRESH), dm->hds_thresh);
+	dmnic_q_ctrl_set(dm, q, DMNIC_Q_CTRL_HDS_ENABLE,
+			 DMNIC_Q_CTRL_RX_ENABLE |
+			 (rx->hds ? DMNIC_Q_CTRL_HDS_ENABLE : 0));
+	dmnic_rx_refill(dm, rx);
+}
+
+/* ---- RX completions ---- */
+
+static void dmnic_rx_drop(struct dmnic_rx_queue *rx)
+{
+	if (rx->skb)
+		dev_kfree_skb_any(rx->skb);	/* recycles its frags */
+	rx->skb = NULL;
+	rx->skb_bad = false;
+	u64_stats_update_begin(&rx->stats.syncp);
+	rx->stats.drops++;
+	u64_stats_update_end(&rx->stats.syncp);
+}
+
+/* SOP: copy the header buffer into a new skb's linear area. */
+static struct sk_buff *dmnic_rx_start_skb(struct dmnic_rx_queue *rx,
+					  struct napi_struct *napi,
+					  const struct dmnic_rx_cmpl *c)
+{
+	u32 hdr_len = le16_to_cpu(c->hdr_len), offset;
+	struct sk_buff *skb = NULL;
+	netmem_ref netmem;
+
+	netmem = dmnic_bufq_take(&rx->hdr, le16_to_cpu(c->hdr_id), &offset);
+	if (unlikely(!netmem))
+		return NULL;
+
+	if (likely(hdr_len && hdr_len <= rx->hdr.buf_size)) {
+		page_pool_dma_sync_netmem_for_cpu(rx->hdr.pool, netmem, offset,
+						  hdr_len);
+		skb = napi_alloc_skb(napi, hdr_len);
+		if (skb) {
+			/* The header pool never holds unreadable memory. */
+			skb_put_data(skb, netmem_address(netmem) + offset,
+				     hdr_len);
+			skb_mark_for_recycle(skb);
+		}
+	}
+	page_pool_put_netmem(rx->hdr.pool, netmem, -1, true);
+	return skb;
+}
+
+static void dmnic_rx_add_payload(struct dmnic_rx_queue *rx,
+				 const struct dmnic_rx_cmpl *c)
+{
+	u32 len = le32_to_cpu(c->pay_len), offset;
+	struct sk_buff *skb = rx->skb;
+	netmem_ref netmem;
+
+	netmem = dmnic_bufq_take(&rx->pay, le16_to_cpu(c->pay_id), &offset);
+	if (unlikely(!netmem)) {
+		rx->skb_bad = true;
+		return;
+	}
+	if (unlikely(!skb || rx->skb_bad || !len || len > rx->pay.buf_size ||
+		     skb_shinfo(skb)->nr_frags >= MAX_SKB_FRAGS)) {
+		page_pool_put_netmem(rx->pay.pool, netmem, -1, true);
+		rx->skb_bad = true;
+		return;
+	}
+	/* No-op for devmem: the binding's memory is never synced. */
+	page_pool_dma_sync_netmem_for_cpu(rx->pay.pool, netmem, offset, len);
+	skb_add_rx_frag_netmem(skb, skb_shinfo(skb)->nr_frags, netmem, offset,
+			       len, rx->pay.buf_size);
+}
+
+/* EOP: checksum, hash, hand to GRO. */
+static void dmnic_rx_finish(struct dmnic *dm, struct dmnic_rx_queue *rx,
+			    struct napi_struct *napi,
+			    const struct dmnic_rx_cmpl *c, u32 flags)
+{
+	struct sk_buff *skb = rx->skb;
+	bool readable;
+
+	rx->skb = NULL;
+	readable = skb_frags_readable(skb);
+
+	/* Unsplit packet with payload buffers: headers or protocol data sit
+	 * in memory the CPU may not read. Only safe if everything is
+	 * readable.
+	 */
+	if (!(flags & DMNIC_RXC_F_SPLIT) && skb_shinfo(skb)->nr_frags &&
+	    !readable) {
+		rx->skb = skb;
+		dmnic_rx_drop(rx);
+		return;
+	}
+
+	skb_checksum_none_assert(skb);
+	switch (dmnic_rx_csum_status(flags)) {
+	case DMNIC_RX_CSUM_OK:
+		if (dm->netdev->features & NETIF_F_RXCSUM) {
+			skb->ip_summed = CHECKSUM_UNNECESSARY;
+			break;
+		}
+		fallthrough;
+	case DMNIC_RX_CSUM_NONE:
+	case DMNIC_RX_CSUM_BAD:
+		/* The stack cannot checksum unreadable payload. */
+		if (!readable) {
+			rx->skb = skb;
+			dmnic_rx_drop(rx);
+			return;
+		}
+		break;
+	}
+
+	if ((flags & DMNIC_RXC_F_RSS) && (dm->netdev->features & NETIF_F_RXHASH))
+		skb_set_hash(skb, le32_to_cpu(c->rss_hash),
+			     dmnic_rx_hash_type(c->rss_type));
+
+	skb_record_rx_queue(skb, rx->idx);
+	skb->protocol = eth_type_trans(skb, dm->netdev);
+
+	u64_stats_update_begin(&rx->stats.syncp);
+	rx->stats.packets++;
+	rx->stats.bytes += le32_to_cpu(c->pkt_len);
+	if (skb->ip_summed == CHECKSUM_UNNECESSARY)
+		rx->stats.csum_unnecessary++;
+	else
+		rx->stats.csum_none++;
+	if (flags & DMNIC_RXC_F_SPLIT)
+		rx->stats.hds_split++;
+	u64_stats_update_end(&rx->stats.syncp);
+
+	napi_gro_receive(napi, skb);
+}
+
+static int dmnic_rx_clean(struct dmnic *dm, struct dmnic_rx_queue *rx,
+			  struct napi_struct *napi, int budget)
+{
+	unsigned int done = 0, seen = 0;
+
+	while (done < budget && seen < rx->cmpl_size) {
+		struct dmnic_rx_cmpl *c = &rx->cmpl[rx->cmpl_head];
+		u32 flags;
+
+		if (!dmnic_rx_cmpl_valid(c, rx->cmpl_gen))
+			break;
+		dma_rmb();
+		flags = le32_to_cpu(c->flags);
+
+		if (flags & DMNIC_RXC_F_SOP) {
+			if (unlikely(rx->skb || rx->skb_bad))
+				dmnic_rx_drop(rx);	/* EOP never came */
+			if (flags & DMNIC_RXC_F_HDR)
+				rx->skb = dmnic_rx_start_skb(rx, napi, c);
+			if (!rx->skb)
+				rx->skb_bad = true;
+		}
+		if (flags & DMNIC_RXC_F_PAY)
+			dmnic_rx_add_payload(rx, c);
+
+		if (flags & DMNIC_RXC_F_EOP) {
+			if (rx->skb_bad || !rx->skb)
+				dmnic_rx_drop(rx);
+			else
+				dmnic_rx_finish(dm, rx, napi, c, flags);
+			done++;
+		}
+
+		rx->cmpl_head = (rx->cmpl_head + 1) & (rx->cmpl_size - 1);
+		if (!rx->cmpl_head)
+			rx->cmpl_gen = dmnic_gen_flip(rx->cmpl_gen,
+						      DMNIC_RXC_F_GEN);
+		seen++;
+	}
+
+	if (seen)
+		dmnic_wr32(dm, DMNIC_QREG(rx->idx, DMNIC_Q_RXC + DMNIC_RING_DRV),
+			   rx->cmpl_head);
+	return done;
+}
+
+void dmnic_refill_timer(struct timer_list *t)
+{
+	struct dmnic_napi *qv = timer_container_of(qv, t, refill_timer);
+
+	napi_schedule(&qv->napi);
+}
+
+int dmnic_poll(struct napi_struct *napi, int budget)
+{
+	struct dmnic_napi *qv = container_of(napi, struct dmnic_napi, napi);
+	struct dmnic *dm = qv->dm;
+	unsigned int q = qv->idx;
+	bool refilled;
+	int done = 0;
+
+	dmnic_wr32(dm, DMNIC_QREG(q, DMNIC_Q_INT_CAUSE),
+		   DMNIC_Q_INT_RX | DMNIC_Q_INT_TX);
+
+	dmnic_tx_clean(dm, &qv->tx, budget);
+	if (budget)
+		done = dmnic_rx_clean(dm, &qv->rx, napi, budget);
+	refilled = dmnic_rx_refill(dm, &qv->rx);
+
+	if (done == budget)
+		return budget;
+
+	if (napi_complete_done(napi, done)) {
+		dmnic_wr32(dm, DMNIC_QREG(q, DMNIC_Q_INT_MASK), 0);
+		/* Pool ran dry (buffers held by userspace): retry soon. */
+		if (!refilled)
+			mod_timer(&qv->refill_timer, jiffies + 1);
+	}
+	return done;
+}
+
+irqreturn_t dmnic_queue_irq(int irq, void *data)
+{
+	struct dmnic_napi *qv = data;
+
+	dmnic_wr32(qv->dm, DMNIC_QREG(qv->idx, DMNIC_Q_INT_MASK),
+		   DMNIC_Q_INT_RX | DMNIC_Q_INT_TX);
+	napi_schedule_irqoff(&qv->napi);
+	return IRQ_HANDLED;
+}
