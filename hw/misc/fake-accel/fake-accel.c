@@ -1,5 +1,7 @@
 /*
  * fake-accel: an emulated PCIe accelerator whose BAR2 is device memory.
+ * See docs/specs/fake-accel.rst.  This file is the QOM/PCI glue; the
+ * registers, engine and fault window live in fake-accel-core.c.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -11,8 +13,11 @@
 #include "hw/pci/pci_device.h"
 #include "hw/pci/pcie.h"
 #include "hw/qdev-properties.h"
+#include "hw/qdev-properties-system.h"
 #include "migration/vmstate.h"
+#include "system/hostmem.h"
 #include "qom/object.h"
+#include "fake-accel-core.h"
 #include "fake-accel-regs.h"
 #include "trace.h"
 
@@ -25,47 +30,18 @@ struct FakeAccelState {
     PCIDevice parent_obj;
 
     MemoryRegion mmio;
-    MemoryRegion mem;
+    MemoryRegion bar2;          /* container: RAM + fault overlay */
+    MemoryRegion own_ram;       /* used when no memdev is given */
+    HostMemoryBackend *hostmem;
     uint64_t mem_size;
-    uint32_t ctrl;
+    FakeAccelCore core;
 };
-
-static void fake_accel_reset(FakeAccelState *s)
-{
-    s->ctrl = 0;
-    trace_fake_accel_reset();
-}
 
 static uint64_t fake_accel_mmio_read(void *opaque, hwaddr addr, unsigned size)
 {
     FakeAccelState *s = opaque;
-    uint64_t val = 0;
+    uint32_t val = fake_accel_core_read(&s->core, addr);
 
-    switch (addr) {
-    case FACCEL_REG_ID:
-        val = FACCEL_ID_MAGIC;
-        break;
-    case FACCEL_REG_VERSION:
-        val = FACCEL_VERSION;
-        break;
-    case FACCEL_REG_MEM_SIZE_LO:
-        val = (uint32_t)s->mem_size;
-        break;
-    case FACCEL_REG_MEM_SIZE_HI:
-        val = s->mem_size >> 32;
-        break;
-    case FACCEL_REG_CTRL:
-        val = s->ctrl;
-        break;
-    case FACCEL_REG_STATUS:
-        val = FACCEL_STATUS_READY;
-        break;
-    default:
-        qemu_log_mask(LOG_GUEST_ERROR,
-                      "fake-accel: read of unknown register 0x%" HWADDR_PRIx
-                      "\n", addr);
-        break;
-    }
     trace_fake_accel_mmio_read(addr, size, val);
     return val;
 }
@@ -76,18 +52,7 @@ static void fake_accel_mmio_write(void *opaque, hwaddr addr, uint64_t val,
     FakeAccelState *s = opaque;
 
     trace_fake_accel_mmio_write(addr, size, val);
-    switch (addr) {
-    case FACCEL_REG_CTRL:
-        if (val & FACCEL_CTRL_RESET) {
-            fake_accel_reset(s);
-        }
-        break;
-    default:
-        qemu_log_mask(LOG_GUEST_ERROR,
-                      "fake-accel: write to unknown or read-only register 0x%"
-                      HWADDR_PRIx "\n", addr);
-        break;
-    }
+    fake_accel_core_write(&s->core, addr, val);
 }
 
 static const MemoryRegionOps fake_accel_mmio_ops = {
@@ -98,14 +63,63 @@ static const MemoryRegionOps fake_accel_mmio_ops = {
         .min_access_size = 4,
         .max_access_size = 4,
     },
+    .impl = {
+        .min_access_size = 4,
+        .max_access_size = 4,
+    },
 };
+
+static void fake_accel_write_config(PCIDevice *pdev, uint32_t addr,
+                                    uint32_t val, int len)
+{
+    pci_default_write_config(pdev, addr, val, len);
+    pcie_cap_flr_write_config(pdev, addr, val, len);
+}
+
+static bool fake_accel_init_memory(FakeAccelState *s, Error **errp)
+{
+    MemoryRegion *ram;
+
+    if (s->hostmem) {
+        if (host_memory_backend_is_mapped(s->hostmem)) {
+            error_setg(errp, "fake-accel: memdev %s is already in use",
+                       object_get_canonical_path_component(
+                           OBJECT(s->hostmem)));
+            return false;
+        }
+        ram = host_memory_backend_get_memory(s->hostmem);
+        s->mem_size = memory_region_size(ram);
+    }
+    if (s->mem_size < 1 * MiB || !is_power_of_2(s->mem_size)) {
+        error_setg(errp, "fake-accel: device memory size 0x%" PRIx64
+                   " must be a power of two >= 1M", s->mem_size);
+        return false;
+    }
+    if (s->hostmem) {
+        host_memory_backend_set_mapped(s->hostmem, true);
+        vmstate_register_ram(ram, DEVICE(s));
+    } else {
+        if (!memory_region_init_ram(&s->own_ram, OBJECT(s), "fake-accel-mem",
+                                    s->mem_size, errp)) {
+            return false;
+        }
+        ram = &s->own_ram;
+    }
+
+    memory_region_init(&s->bar2, OBJECT(s), "fake-accel-bar2", s->mem_size);
+    memory_region_add_subregion(&s->bar2, 0, ram);
+    s->core.owner = PCI_DEVICE(s);
+    s->core.ram = ram;
+    s->core.mem_size = s->mem_size;
+    fake_accel_core_init(&s->core, OBJECT(s), &s->bar2);
+    return true;
+}
 
 static void fake_accel_realize(PCIDevice *pdev, Error **errp)
 {
     FakeAccelState *s = FAKE_ACCEL(pdev);
 
-    if (s->mem_size < 1 * MiB || !is_power_of_2(s->mem_size)) {
-        error_setg(errp, "fake-accel: mem-size must be a power of two >= 1M");
+    if (!fake_accel_init_memory(s, errp)) {
         return;
     }
 
@@ -113,31 +127,35 @@ static void fake_accel_realize(PCIDevice *pdev, Error **errp)
                           "fake-accel-mmio", FACCEL_BAR_REGS_SIZE);
     pci_register_bar(pdev, FACCEL_BAR_REGS, PCI_BASE_ADDRESS_SPACE_MEMORY,
                      &s->mmio);
-
-    if (!memory_region_init_ram(&s->mem, OBJECT(s), "fake-accel-mem",
-                                s->mem_size, errp)) {
-        return;
-    }
     pci_register_bar(pdev, FACCEL_BAR_MEM,
                      PCI_BASE_ADDRESS_SPACE_MEMORY |
                      PCI_BASE_ADDRESS_MEM_TYPE_64 |
-                     PCI_BASE_ADDRESS_MEM_PREFETCH, &s->mem);
+                     PCI_BASE_ADDRESS_MEM_PREFETCH, &s->bar2);
 
     if (pcie_endpoint_cap_init(pdev, FACCEL_PCIE_CAP_OFF) < 0) {
         error_setg(errp, "fake-accel: PCIe capability init failed");
         return;
     }
-    fake_accel_reset(s);
+    pcie_cap_flr_init(pdev);
 }
 
 static void fake_accel_exit(PCIDevice *pdev)
 {
+    FakeAccelState *s = FAKE_ACCEL(pdev);
+
     pcie_cap_exit(pdev);
+    if (s->hostmem) {
+        MemoryRegion *ram = host_memory_backend_get_memory(s->hostmem);
+
+        memory_region_del_subregion(&s->bar2, ram);
+        vmstate_unregister_ram(ram, DEVICE(s));
+        host_memory_backend_set_mapped(s->hostmem, false);
+    }
 }
 
 static void fake_accel_reset_hold(Object *obj, ResetType type)
 {
-    fake_accel_reset(FAKE_ACCEL(obj));
+    fake_accel_core_reset(&FAKE_ACCEL(obj)->core);
 }
 
 static const VMStateDescription fake_accel_vmstate = {
@@ -146,13 +164,16 @@ static const VMStateDescription fake_accel_vmstate = {
     .minimum_version_id = 1,
     .fields = (const VMStateField[]) {
         VMSTATE_PCI_DEVICE(parent_obj, FakeAccelState),
-        VMSTATE_UINT32(ctrl, FakeAccelState),
+        VMSTATE_STRUCT(core, FakeAccelState, 1, vmstate_fake_accel_core,
+                       FakeAccelCore),
         VMSTATE_END_OF_LIST()
     },
 };
 
 static const Property fake_accel_properties[] = {
     DEFINE_PROP_SIZE("mem-size", FakeAccelState, mem_size, 256 * MiB),
+    DEFINE_PROP_LINK("memdev", FakeAccelState, hostmem, TYPE_MEMORY_BACKEND,
+                     HostMemoryBackend *),
 };
 
 static void fake_accel_class_init(ObjectClass *klass, const void *data)
@@ -163,6 +184,7 @@ static void fake_accel_class_init(ObjectClass *klass, const void *data)
 
     k->realize = fake_accel_realize;
     k->exit = fake_accel_exit;
+    k->config_write = fake_accel_write_config;
     k->vendor_id = FACCEL_PCI_VENDOR_ID;
     k->device_id = FACCEL_PCI_DEVICE_ID;
     k->revision = FACCEL_PCI_REVISION;

@@ -1,85 +1,1366 @@
 /*
- * devmem-nic core engine (skeleton: identity and control registers)
+ * devmem-nic core engine: register file, RX parse/split/steer/RSS/checksum,
+ * TX gather/checksum, counters.  See docs/specs/devmem-nic.rst.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
 #include "qemu/osdep.h"
 #include "qemu/log.h"
+#include "qemu/bswap.h"
+#include "qemu/atomic.h"
 #include "hw/pci/pci_device.h"
+#include "hw/pci/msix.h"
+#include "migration/vmstate.h"
 #include "devmem-nic-core.h"
 #include "devmem-nic-regs.h"
 #include "trace.h"
+
+#define DMNIC_MIN_FRAME         14
+#define DMNIC_PROTO_TCP         6
+#define DMNIC_PROTO_UDP         17
+#define DMNIC_TX_BUF_SIZE       (DMNIC_TX_MAX_FRAME + 1)
+
+static const uint8_t dmnic_default_rss_key[DMNIC_RSS_KEY_SIZE] = {
+    0x6d, 0x5a, 0x56, 0xda, 0x25, 0x5b, 0x0e, 0xc2,
+    0x41, 0x67, 0x25, 0x3d, 0x43, 0xa3, 0x8f, 0xb0,
+    0xd0, 0xca, 0x2b, 0xcb, 0xae, 0x7b, 0x30, 0xb4,
+    0x77, 0xcb, 0x2d, 0xa3, 0x80, 0x30, 0xf2, 0x0c,
+    0x6a, 0x42, 0xb7, 0x3b, 0xbe, 0xac, 0x01, 0xfa,
+};
+
+static const char *const dmnic_ring_names[DMNIC_NUM_RINGS] = {
+    "hbr", "pbr", "rxc", "txd", "txc",
+};
+
+/* ------------------------------------------------------------------ */
+/* Interrupts and errors                                               */
+/* ------------------------------------------------------------------ */
+
+static void dmnic_notify(DevmemNicCore *core, unsigned vec)
+{
+    if (msix_enabled(core->owner)) {
+        trace_devmem_nic_irq(vec);
+        msix_notify(core->owner, vec);
+    }
+}
+
+static void dmnic_admin_event(DevmemNicCore *core, uint32_t cause)
+{
+    core->int_cause |= cause;
+    if (cause & ~core->int_mask) {
+        dmnic_notify(core, core->num_queues);
+    }
+}
+
+static void dmnic_queue_event(DevmemNicCore *core, unsigned qi,
+                              uint32_t cause)
+{
+    DmnicQueue *q = &core->q[qi];
+
+    q->int_cause |= cause;
+    if (cause & ~q->int_mask) {
+        dmnic_notify(core, qi);
+    }
+}
+
+static bool dmnic_rx_running(DmnicQueue *q)
+{
+    return (q->ctrl & DMNIC_Q_CTRL_RX_ENABLE) && !q->rx_err;
+}
+
+static bool dmnic_tx_running(DmnicQueue *q)
+{
+    return (q->ctrl & DMNIC_Q_CTRL_TX_ENABLE) && !q->tx_err;
+}
+
+static void G_GNUC_PRINTF(5, 6)
+dmnic_queue_error(DevmemNicCore *core, unsigned qi, bool tx, uint8_t code,
+                  const char *fmt, ...)
+{
+    DmnicQueue *q = &core->q[qi];
+    g_autofree char *msg = NULL;
+    va_list ap;
+
+    va_start(ap, fmt);
+    msg = g_strdup_vprintf(fmt, ap);
+    va_end(ap);
+    qemu_log_mask(LOG_GUEST_ERROR, "devmem-nic: queue %u %s error %u: %s\n",
+                  qi, tx ? "tx" : "rx", code, msg);
+    trace_devmem_nic_queue_error(qi, tx, code);
+    if (tx) {
+        q->stats[DMNIC_QS_TX_ERRORS]++;
+        if (q->tx_err) {
+            return;
+        }
+        q->tx_err = code;
+    } else {
+        q->stats[DMNIC_QS_RX_ERRORS]++;
+        if (q->rx_err) {
+            return;
+        }
+        q->rx_err = code;
+    }
+    dmnic_admin_event(core, DMNIC_INT_QERR);
+}
+
+/* ------------------------------------------------------------------ */
+/* Rings                                                               */
+/* ------------------------------------------------------------------ */
+
+static bool dmnic_ring_valid(DmnicRing *r)
+{
+    return r->size >= DMNIC_RING_SIZE_MIN && r->size <= DMNIC_RING_SIZE_MAX &&
+           is_power_of_2(r->size) && !(r->base & (DMNIC_RING_BASE_ALIGN - 1));
+}
+
+/* entries posted by the driver in a posting ring */
+static uint32_t dmnic_ring_posted(DmnicRing *r)
+{
+    return (r->drv - r->dev) & (r->size - 1);
+}
+
+/* free slots in a completion ring (one slot always stays empty) */
+static uint32_t dmnic_ring_free(DmnicRing *r)
+{
+    return r->size - 1 - ((r->dev - r->drv) & (r->size - 1));
+}
+
+static dma_addr_t dmnic_ring_addr(DmnicRing *r, uint32_t idx, unsigned esize)
+{
+    return r->base + (uint64_t)(idx & (r->size - 1)) * esize;
+}
+
+/* check the rings of one direction at enable time; returns error code */
+static uint8_t dmnic_check_rings(DevmemNicCore *core, unsigned qi, bool tx)
+{
+    DmnicQueue *q = &core->q[qi];
+    int first = tx ? DMNIC_RING_TXD : DMNIC_RING_HBR;
+    int last = tx ? DMNIC_RING_TXC : DMNIC_RING_RXC;
+    int i;
+
+    for (i = first; i <= last; i++) {
+        DmnicRing *r = &q->ring[i];
+
+        if (!dmnic_ring_valid(r)) {
+            dmnic_queue_error(core, qi, tx, DMNIC_QERR_BAD_RING,
+                              "%s ring base 0x%" PRIx64 " size %u invalid",
+                              dmnic_ring_names[i], r->base, r->size);
+            return DMNIC_QERR_BAD_RING;
+        }
+        if ((i == DMNIC_RING_HBR || i == DMNIC_RING_PBR ||
+             i == DMNIC_RING_TXD) && r->drv >= r->size) {
+            dmnic_queue_error(core, qi, tx, DMNIC_QERR_BAD_INDEX,
+                              "%s tail %u >= size %u",
+                              dmnic_ring_names[i], r->drv, r->size);
+            return DMNIC_QERR_BAD_INDEX;
+        }
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Checksums and hashing                                               */
+/* ------------------------------------------------------------------ */
+
+static uint64_t dmnic_csum_add(uint64_t sum, const uint8_t *p, size_t len)
+{
+    size_t i;
+
+    for (i = 0; i + 1 < len; i += 2) {
+        sum += (p[i] << 8) | p[i + 1];
+    }
+    if (len & 1) {
+        sum += p[len - 1] << 8;
+    }
+    return sum;
+}
+
+static uint16_t dmnic_csum_fold(uint64_t sum)
+{
+    while (sum >> 16) {
+        sum = (sum & 0xffff) + (sum >> 16);
+    }
+    return sum;
+}
+
+static uint32_t dmnic_toeplitz(const uint8_t *key, const uint8_t *in,
+                               size_t n)
+{
+    uint32_t hash = 0;
+    uint32_t v = ldl_be_p(key);
+    size_t i;
+    int b;
+
+    for (i = 0; i < n; i++) {
+        for (b = 7; b >= 0; b--) {
+            unsigned kbit = 32 + i * 8 + (7 - b);
+
+            if (in[i] & (1 << b)) {
+                hash ^= v;
+            }
+            v <<= 1;
+            if (kbit < DMNIC_RSS_KEY_SIZE * 8 &&
+                (key[kbit / 8] >> (7 - kbit % 8)) & 1) {
+                v |= 1;
+            }
+        }
+    }
+    return hash;
+}
+
+/* ------------------------------------------------------------------ */
+/* RX parsing                                                          */
+/* ------------------------------------------------------------------ */
+
+typedef struct DmnicPkt {
+    size_t len;
+    uint32_t flags;         /* DMNIC_RXC_F_* packet metadata */
+    uint16_t vlan_tci;
+    int l3;                 /* 0, 4 or 6 */
+    uint8_t l4;             /* 0, TCP or UDP (parsed) */
+    size_t l4_off;
+    size_t hdr_len;         /* H: first payload byte */
+    size_t pay_len;         /* P */
+    size_t ip_end;
+    const uint8_t *saddr;
+    const uint8_t *daddr;
+    unsigned alen;
+    uint16_t sport;
+    uint16_t dport;
+    uint32_t hash;
+    uint8_t rss_type;
+    int rule;
+} DmnicPkt;
+
+static void dmnic_parse_l4(DmnicPkt *p, const uint8_t *buf, uint8_t proto)
+{
+    size_t off = p->l4_off;
+    uint64_t sum;
+    size_t l4len;
+
+    if (proto == DMNIC_PROTO_TCP && off + 20 <= p->ip_end) {
+        size_t doff = (buf[off + 12] >> 4) * 4;
+
+        if (doff < 20 || off + doff > p->ip_end) {
+            return;
+        }
+        p->l4 = DMNIC_PROTO_TCP;
+        p->hdr_len = off + doff;
+        p->flags |= DMNIC_RXC_F_TCP;
+    } else if (proto == DMNIC_PROTO_UDP && off + 8 <= p->ip_end) {
+        p->l4 = DMNIC_PROTO_UDP;
+        p->hdr_len = off + 8;
+        p->flags |= DMNIC_RXC_F_UDP;
+    } else {
+        return;
+    }
+    p->pay_len = p->ip_end - p->hdr_len;
+    p->sport = lduw_be_p(buf + off);
+    p->dport = lduw_be_p(buf + off + 2);
+
+    if (proto == DMNIC_PROTO_UDP && p->l3 == 4 && !lduw_be_p(buf + off + 6)) {
+        return;     /* UDP over IPv4 without checksum */
+    }
+    l4len = p->ip_end - off;
+    sum = dmnic_csum_add(0, p->saddr, p->alen);
+    sum = dmnic_csum_add(sum, p->daddr, p->alen);
+    sum += proto + l4len;
+    sum = dmnic_csum_add(sum, buf + off, l4len);
+    p->flags |= dmnic_csum_fold(sum) == 0xffff ? DMNIC_RXC_F_L4_CSUM_OK :
+                                                 DMNIC_RXC_F_L4_CSUM_BAD;
+}
+
+static void dmnic_parse(DmnicPkt *p, const uint8_t *buf, size_t len)
+{
+    size_t off = 14;
+    uint16_t et = lduw_be_p(buf + 12);
+    int tags;
+
+    memset(p, 0, sizeof(*p));
+    p->len = len;
+    p->rule = -1;
+
+    for (tags = 0; tags < 2 && (et == 0x8100 || et == 0x88a8) &&
+                   off + 4 <= len; tags++) {
+        if (!tags) {
+            p->vlan_tci = lduw_be_p(buf + off);
+            p->flags |= DMNIC_RXC_F_VLAN;
+        }
+        et = lduw_be_p(buf + off + 2);
+        off += 4;
+    }
+
+    if (et == 0x0800 && off + 20 <= len) {
+        const uint8_t *ip = buf + off;
+        size_t ihl = (ip[0] & 0xf) * 4;
+        size_t tot = lduw_be_p(ip + 2);
+
+        if ((ip[0] >> 4) != 4 || ihl < 20 || tot < ihl || off + tot > len) {
+            return;
+        }
+        p->l3 = 4;
+        p->flags |= DMNIC_RXC_F_IPV4;
+        p->ip_end = off + tot;
+        p->flags |= dmnic_csum_fold(dmnic_csum_add(0, ip, ihl)) == 0xffff ?
+                    DMNIC_RXC_F_L3_CSUM_OK : DMNIC_RXC_F_L3_CSUM_BAD;
+        p->saddr = ip + 12;
+        p->daddr = ip + 16;
+        p->alen = 4;
+        p->l4_off = off + ihl;
+        if (lduw_be_p(ip + 6) & 0x3fff) {
+            p->flags |= DMNIC_RXC_F_FRAG;
+            return;
+        }
+        dmnic_parse_l4(p, buf, ip[9]);
+    } else if (et == 0x86dd && off + 40 <= len) {
+        const uint8_t *ip = buf + off;
+        size_t pos = off + 40;
+        uint8_t nh = ip[6];
+        int n;
+
+        if ((ip[0] >> 4) != 6 || pos + lduw_be_p(ip + 4) > len) {
+            return;
+        }
+        p->l3 = 6;
+        p->flags |= DMNIC_RXC_F_IPV6;
+        p->ip_end = pos + lduw_be_p(ip + 4);
+        p->saddr = ip + 8;
+        p->daddr = ip + 24;
+        p->alen = 16;
+        for (n = 0; n < 8; n++) {
+            size_t hl;
+
+            if (nh == 44) {
+                p->flags |= DMNIC_RXC_F_FRAG;
+                return;
+            }
+            if (nh != 0 && nh != 43 && nh != 60 && nh != 51) {
+                break;
+            }
+            if (pos + 8 > p->ip_end) {
+                return;
+            }
+            hl = nh == 51 ? (buf[pos + 1] + 2) * 4 : (buf[pos + 1] + 1) * 8;
+            nh = buf[pos];
+            pos += hl;
+        }
+        if (pos > p->ip_end) {
+            return;
+        }
+        p->l4_off = pos;
+        dmnic_parse_l4(p, buf, nh);
+    }
+}
+
+static void dmnic_rss(DevmemNicCore *core, DmnicPkt *p)
+{
+    uint8_t in[36];
+    size_t n;
+    bool ports = false;
+    uint8_t type;
+    uint32_t f = core->rss_fields;
+
+    if (!p->l3) {
+        return;
+    }
+    if (p->l3 == 4) {
+        if (p->l4 == DMNIC_PROTO_TCP && (f & DMNIC_RSS_F_IPV4_TCP)) {
+            ports = true;
+            type = DMNIC_RSS_TYPE_IPV4_TCP;
+        } else if (p->l4 == DMNIC_PROTO_UDP && (f & DMNIC_RSS_F_IPV4_UDP)) {
+            ports = true;
+            type = DMNIC_RSS_TYPE_IPV4_UDP;
+        } else if (f & DMNIC_RSS_F_IPV4) {
+            type = DMNIC_RSS_TYPE_IPV4;
+        } else {
+            return;
+        }
+    } else {
+        if (p->l4 == DMNIC_PROTO_TCP && (f & DMNIC_RSS_F_IPV6_TCP)) {
+            ports = true;
+            type = DMNIC_RSS_TYPE_IPV6_TCP;
+        } else if (p->l4 == DMNIC_PROTO_UDP && (f & DMNIC_RSS_F_IPV6_UDP)) {
+            ports = true;
+            type = DMNIC_RSS_TYPE_IPV6_UDP;
+        } else if (f & DMNIC_RSS_F_IPV6) {
+            type = DMNIC_RSS_TYPE_IPV6;
+        } else {
+            return;
+        }
+    }
+    memcpy(in, p->saddr, p->alen);
+    memcpy(in + p->alen, p->daddr, p->alen);
+    n = 2 * p->alen;
+    if (ports) {
+        stw_be_p(in + n, p->sport);
+        stw_be_p(in + n + 2, p->dport);
+        n += 4;
+    }
+    p->hash = dmnic_toeplitz(core->rss_key, in, n);
+    p->rss_type = type;
+    p->flags |= DMNIC_RXC_F_RSS;
+}
+
+static bool dmnic_rule_match(const uint32_t *w, DmnicPkt *p)
+{
+    uint32_t ctrl = w[DMNIC_FSW_CTRL];
+    unsigned l4 = (ctrl & DMNIC_FS_CTRL_L4_MASK) >> DMNIC_FS_CTRL_L4_SHIFT;
+    unsigned i, words;
+
+    if (!(ctrl & DMNIC_FS_CTRL_VALID) || !p->l3) {
+        return false;
+    }
+    if (!!(ctrl & DMNIC_FS_CTRL_IPV6) != (p->l3 == 6)) {
+        return false;
+    }
+    if ((l4 == DMNIC_FS_L4_TCP && p->l4 != DMNIC_PROTO_TCP) ||
+        (l4 == DMNIC_FS_L4_UDP && p->l4 != DMNIC_PROTO_UDP) ||
+        l4 > DMNIC_FS_L4_UDP) {
+        return false;
+    }
+    words = p->alen / 4;
+    for (i = 0; i < words; i++) {
+        uint32_t s = ldl_be_p(p->saddr + 4 * i);
+        uint32_t d = ldl_be_p(p->daddr + 4 * i);
+
+        if ((s ^ w[DMNIC_FSW_SRC + i]) & w[DMNIC_FSW_SRC_MASK + i]) {
+            return false;
+        }
+        if ((d ^ w[DMNIC_FSW_DST + i]) & w[DMNIC_FSW_DST_MASK + i]) {
+            return false;
+        }
+    }
+    if (l4 != DMNIC_FS_L4_ANY) {
+        uint32_t ports = p->sport | ((uint32_t)p->dport << 16);
+
+        if ((ports ^ w[DMNIC_FSW_PORTS]) & w[DMNIC_FSW_PORTS_MASK]) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* returns the queue, or -1 to drop (already counted) */
+static int dmnic_select_queue(DevmemNicCore *core, DmnicPkt *p)
+{
+    uint32_t queue;
+    int i;
+
+    for (i = 0; i < DMNIC_NUM_FS_RULES; i++) {
+        const uint32_t *w = &core->fs_rules[i * DMNIC_FS_WORDS];
+
+        if (dmnic_rule_match(w, p)) {
+            p->rule = i;
+            p->flags |= DMNIC_RXC_F_FS_MATCH;
+            if (w[DMNIC_FSW_ACTION] & DMNIC_FS_ACTION_DROP) {
+                core->gstats[DMNIC_GS_RX_DROP_RULE]++;
+                trace_devmem_nic_rx_rule_drop(i);
+                return -1;
+            }
+            queue = w[DMNIC_FSW_ACTION] & DMNIC_FS_ACTION_QUEUE_MASK;
+            goto out;
+        }
+    }
+    if ((core->rss_ctrl & DMNIC_RSS_CTRL_ENABLE) &&
+        (p->flags & DMNIC_RXC_F_RSS)) {
+        queue = core->rss_indir[p->hash % DMNIC_RSS_INDIR_SIZE];
+    } else {
+        queue = core->default_queue;
+    }
+out:
+    if (queue >= core->num_queues) {
+        core->gstats[DMNIC_GS_RX_DROP_BADQ]++;
+        qemu_log_mask(LOG_GUEST_ERROR,
+                      "devmem-nic: frame steered to queue %u >= %u\n",
+                      queue, core->num_queues);
+        return -1;
+    }
+    return queue;
+}
+
+/* ------------------------------------------------------------------ */
+/* RX placement                                                        */
+/* ------------------------------------------------------------------ */
+
+typedef struct DmnicRxBuf {
+    uint64_t addr;
+    uint32_t len;
+    uint16_t id;
+    uint32_t used;
+} DmnicRxBuf;
+
+/* Reads and validates the RX descriptor at ring index idx. */
+static bool dmnic_read_rxd(DevmemNicCore *core, unsigned qi, int ring,
+                           uint32_t idx, DmnicRxBuf *b)
+{
+    DmnicRing *r = &core->q[qi].ring[ring];
+    uint8_t d[DMNIC_RXD_SIZE];
+    dma_addr_t a = dmnic_ring_addr(r, idx, DMNIC_RXD_SIZE);
+
+    if (pci_dma_read(core->owner, a, d, sizeof(d)) != MEMTX_OK) {
+        dmnic_queue_error(core, qi, false, DMNIC_QERR_DMA,
+                          "%s descriptor read at 0x%" PRIx64 " failed",
+                          dmnic_ring_names[ring], (uint64_t)a);
+        return false;
+    }
+    b->addr = ldq_le_p(d + DMNIC_RXD_ADDR);
+    b->len = ldl_le_p(d + DMNIC_RXD_LEN);
+    b->id = lduw_le_p(d + DMNIC_RXD_ID);
+    b->used = 0;
+    if (!b->len || b->len > DMNIC_BUF_LEN_MAX) {
+        dmnic_queue_error(core, qi, false, DMNIC_QERR_BAD_DESC,
+                          "%s descriptor %u length %u", dmnic_ring_names[ring],
+                          idx, b->len);
+        return false;
+    }
+    if (ring == DMNIC_RING_HBR && b->len < DMNIC_RX_HDR_BUF_MIN) {
+        dmnic_queue_error(core, qi, false, DMNIC_QERR_BUF_TOO_SMALL,
+                          "header buffer %u length %u < %u", idx, b->len,
+                          DMNIC_RX_HDR_BUF_MIN);
+        return false;
+    }
+    return true;
+}
+
+static bool dmnic_rx_dma_write(DevmemNicCore *core, unsigned qi, uint64_t a,
+                               const void *buf, size_t len)
+{
+    if (pci_dma_write(core->owner, a, buf, len) != MEMTX_OK) {
+        dmnic_queue_error(core, qi, false, DMNIC_QERR_DMA,
+                          "write of %zu bytes at 0x%" PRIx64 " failed",
+                          len, a);
+        return false;
+    }
+    return true;
+}
+
+static bool dmnic_write_cpl(DevmemNicCore *core, unsigned qi, bool tx,
+                            DmnicRing *r, uint8_t *c, unsigned size,
+                            bool gen)
+{
+    dma_addr_t a = dmnic_ring_addr(r, r->dev, size);
+    uint32_t flags = ldl_le_p(c + size - 4);
+
+    if (gen) {
+        flags |= DMNIC_RXC_F_GEN;
+    }
+    stl_le_p(c + size - 4, flags);
+    if (pci_dma_write(core->owner, a, c, size - 4) != MEMTX_OK) {
+        goto fail;
+    }
+    smp_wmb();
+    if (pci_dma_write(core->owner, a + size - 4, c + size - 4, 4) !=
+        MEMTX_OK) {
+        goto fail;
+    }
+    r->dev = (r->dev + 1) & (r->size - 1);
+    if (!r->dev) {
+        /* wrapped: next pass uses the other generation */
+        if (tx) {
+            core->q[qi].tx_gen = !core->q[qi].tx_gen;
+        } else {
+            core->q[qi].rx_gen = !core->q[qi].rx_gen;
+        }
+    }
+    return true;
+
+fail:
+    dmnic_queue_error(core, qi, tx, DMNIC_QERR_DMA,
+                      "completion write at 0x%" PRIx64 " failed", (uint64_t)a);
+    return false;
+}
+
+static void dmnic_rx_deliver(DevmemNicCore *core, unsigned qi,
+                             const uint8_t *buf, DmnicPkt *p)
+{
+    DmnicQueue *q = &core->q[qi];
+    DmnicRing *hbr = &q->ring[DMNIC_RING_HBR];
+    DmnicRing *pbr = &q->ring[DMNIC_RING_PBR];
+    DmnicRing *rxc = &q->ring[DMNIC_RING_RXC];
+    g_autofree DmnicRxBuf *pbufs = NULL;
+    DmnicRxBuf hb;
+    size_t hcopy, poff, plen, left, pkt_len;
+    uint32_t npay = 0, ncpl, posted, i;
+    bool split = false;
+    uint8_t c[DMNIC_RXC_SIZE];
+
+    if (!dmnic_ring_posted(hbr)) {
+        goto nobuf;
+    }
+    if (!dmnic_read_rxd(core, qi, DMNIC_RING_HBR, hbr->dev, &hb)) {
+        return;
+    }
+
+    if ((q->ctrl & DMNIC_Q_CTRL_HDS_ENABLE) && p->l4 && p->pay_len &&
+        p->pay_len >= q->hds_thresh) {
+        if (p->hdr_len <= hb.len) {
+            split = true;
+        } else {
+            q->stats[DMNIC_QS_RX_HDR_TOO_BIG]++;
+        }
+    }
+    if (split) {
+        hcopy = p->hdr_len;
+        poff = p->hdr_len;
+        plen = p->pay_len;
+    } else {
+        hcopy = MIN(p->len, hb.len);
+        poff = hcopy;
+        plen = p->len - hcopy;
+    }
+    pkt_len = hcopy + plen;
+
+    /* reserve payload buffers */
+    posted = dmnic_ring_posted(pbr);
+    left = plen;
+    if (left) {
+        pbufs = g_new(DmnicRxBuf, MIN(posted, left) + 1);
+    }
+    while (left) {
+        DmnicRxBuf *b;
+
+        if (npay == posted) {
+            goto nobuf;
+        }
+        b = &pbufs[npay];
+        if (!dmnic_read_rxd(core, qi, DMNIC_RING_PBR,
+                            (pbr->dev + npay) & (pbr->size - 1), b)) {
+            return;
+        }
+        b->used = MIN(left, b->len);
+        left -= b->used;
+        npay++;
+    }
+    ncpl = MAX(npay, 1);
+    if (dmnic_ring_free(rxc) < ncpl) {
+        goto nobuf;
+    }
+
+    /* data */
+    if (!dmnic_rx_dma_write(core, qi, hb.addr, buf, hcopy)) {
+        return;
+    }
+    for (i = 0; i < npay; i++) {
+        if (!dmnic_rx_dma_write(core, qi, pbufs[i].addr, buf + poff,
+                                pbufs[i].used)) {
+            return;
+        }
+        poff += pbufs[i].used;
+    }
+
+    /* completions */
+    for (i = 0; i < ncpl; i++) {
+        uint32_t flags = p->flags;
+
+        memset(c, 0, sizeof(c));
+        if (split) {
+            flags |= DMNIC_RXC_F_SPLIT;
+        }
+        if (i == 0) {
+            flags |= DMNIC_RXC_F_SOP | DMNIC_RXC_F_HDR;
+            stw_le_p(c + DMNIC_RXC_HDR_ID, hb.id);
+            stw_le_p(c + DMNIC_RXC_HDR_LEN, hcopy);
+        }
+        if (i == ncpl - 1) {
+            flags |= DMNIC_RXC_F_EOP;
+        }
+        if (npay) {
+            flags |= DMNIC_RXC_F_PAY;
+            stw_le_p(c + DMNIC_RXC_PAY_ID, pbufs[i].id);
+            stl_le_p(c + DMNIC_RXC_PAY_LEN, pbufs[i].used);
+        }
+        c[DMNIC_RXC_RSS_TYPE] = p->rss_type;
+        stl_le_p(c + DMNIC_RXC_PKT_LEN, pkt_len);
+        stl_le_p(c + DMNIC_RXC_RSS_HASH, p->hash);
+        stw_le_p(c + DMNIC_RXC_VLAN_TCI, p->vlan_tci);
+        stw_le_p(c + DMNIC_RXC_L4_OFF, p->l4 ? p->l4_off : 0);
+        stw_le_p(c + DMNIC_RXC_FS_RULE, p->rule < 0 ? 0xffff : p->rule);
+        stl_le_p(c + DMNIC_RXC_FLAGS, flags);
+        if (!dmnic_write_cpl(core, qi, false, rxc, c, DMNIC_RXC_SIZE,
+                             q->rx_gen)) {
+            return;
+        }
+    }
+
+    hbr->dev = (hbr->dev + 1) & (hbr->size - 1);
+    pbr->dev = (pbr->dev + npay) & (pbr->size - 1);
+    q->stats[DMNIC_QS_RX_PACKETS]++;
+    q->stats[DMNIC_QS_RX_BYTES] += pkt_len;
+    q->stats[split ? DMNIC_QS_RX_SPLIT : DMNIC_QS_RX_NOSPLIT]++;
+    if (p->flags & (DMNIC_RXC_F_L3_CSUM_BAD | DMNIC_RXC_F_L4_CSUM_BAD)) {
+        q->stats[DMNIC_QS_RX_CSUM_BAD]++;
+    }
+    trace_devmem_nic_rx_packet(qi, pkt_len, hcopy, npay, split, p->flags);
+    dmnic_queue_event(core, qi, DMNIC_Q_INT_RX);
+    return;
+
+nobuf:
+    q->stats[DMNIC_QS_RX_DROP_NOBUF]++;
+    trace_devmem_nic_rx_nobuf(qi, p->len);
+}
+
+ssize_t devmem_nic_core_receive(DevmemNicCore *core, const uint8_t *buf,
+                                size_t size)
+{
+    DmnicPkt p;
+    int qi;
+
+    core->gstats[DMNIC_GS_RX_FRAMES]++;
+    if (!devmem_nic_core_link_up(core)) {
+        core->gstats[DMNIC_GS_RX_DROP_LINK]++;
+        return size;
+    }
+    if (size < DMNIC_MIN_FRAME) {
+        core->gstats[DMNIC_GS_RX_RUNT]++;
+        trace_devmem_nic_rx_drop(size);
+        return size;
+    }
+    dmnic_parse(&p, buf, size);
+    dmnic_rss(core, &p);
+    qi = dmnic_select_queue(core, &p);
+    if (qi < 0) {
+        return size;
+    }
+    if (!dmnic_rx_running(&core->q[qi])) {
+        core->q[qi].stats[DMNIC_QS_RX_DROP_DISABLED]++;
+        trace_devmem_nic_rx_disabled(qi, size);
+        return size;
+    }
+    dmnic_rx_deliver(core, qi, buf, &p);
+    return size;
+}
+
+/* ------------------------------------------------------------------ */
+/* TX                                                                  */
+/* ------------------------------------------------------------------ */
+
+typedef struct DmnicTxd {
+    uint64_t addr;
+    uint32_t len;
+    uint16_t id;
+    uint16_t flags;
+    uint16_t csum_start;
+    uint16_t csum_offset;
+} DmnicTxd;
+
+static void dmnic_tx_process(DevmemNicCore *core, unsigned qi)
+{
+    DmnicQueue *q = &core->q[qi];
+    DmnicRing *txd = &q->ring[DMNIC_RING_TXD];
+    DmnicRing *txc = &q->ring[DMNIC_RING_TXC];
+    DmnicTxd d[DMNIC_TX_MAX_DESC_PER_PKT];
+
+    while (dmnic_tx_running(q) && dmnic_ring_posted(txd) &&
+           dmnic_ring_free(txc)) {
+        uint32_t posted = dmnic_ring_posted(txd);
+        uint32_t n = 0, i;
+        size_t total = 0, len;
+        uint32_t status = DMNIC_TXC_S_OK;
+        uint8_t c[DMNIC_TXC_SIZE];
+        bool eop = false;
+
+        while (!eop && n < posted) {
+            uint8_t raw[DMNIC_TXD_SIZE];
+            uint32_t idx = (txd->dev + n) & (txd->size - 1);
+            dma_addr_t a = dmnic_ring_addr(txd, idx, DMNIC_TXD_SIZE);
+
+            if (n == DMNIC_TX_MAX_DESC_PER_PKT) {
+                dmnic_queue_error(core, qi, true, DMNIC_QERR_TX_TOO_LONG,
+                                  "packet at %u has more than %u descriptors",
+                                  txd->dev, DMNIC_TX_MAX_DESC_PER_PKT);
+                return;
+            }
+            if (pci_dma_read(core->owner, a, raw, sizeof(raw)) != MEMTX_OK) {
+                dmnic_queue_error(core, qi, true, DMNIC_QERR_DMA,
+                                  "descriptor read at 0x%" PRIx64 " failed",
+                                  (uint64_t)a);
+                return;
+            }
+            d[n].addr = ldq_le_p(raw + DMNIC_TXD_ADDR);
+            d[n].len = ldl_le_p(raw + DMNIC_TXD_LEN);
+            d[n].id = lduw_le_p(raw + DMNIC_TXD_ID);
+            d[n].flags = lduw_le_p(raw + DMNIC_TXD_FLAGS);
+            d[n].csum_start = lduw_le_p(raw + DMNIC_TXD_CSUM_START);
+            d[n].csum_offset = lduw_le_p(raw + DMNIC_TXD_CSUM_OFFSET);
+            if (!d[n].len || d[n].len > DMNIC_BUF_LEN_MAX ||
+                (d[n].flags & DMNIC_TXD_F_TSO)) {
+                dmnic_queue_error(core, qi, true, DMNIC_QERR_BAD_DESC,
+                                  "descriptor %u length %u flags 0x%x", idx,
+                                  d[n].len, d[n].flags);
+                return;
+            }
+            total += d[n].len;
+            eop = d[n].flags & DMNIC_TXD_F_EOP;
+            n++;
+        }
+        if (!eop) {
+            return;     /* wait for the rest of the packet */
+        }
+        if (total > DMNIC_TX_MAX_FRAME) {
+            dmnic_queue_error(core, qi, true, DMNIC_QERR_TX_TOO_LONG,
+                              "packet at %u is %zu bytes", txd->dev, total);
+            return;
+        }
+        len = 0;
+        for (i = 0; i < n; i++) {
+            if (pci_dma_read(core->owner, d[i].addr, core->tx_buf + len,
+                             d[i].len) != MEMTX_OK) {
+                dmnic_queue_error(core, qi, true, DMNIC_QERR_DMA,
+                                  "data read of %u bytes at 0x%" PRIx64
+                                  " failed", d[i].len, d[i].addr);
+                return;
+            }
+            len += d[i].len;
+        }
+        if (d[0].flags & DMNIC_TXD_F_CSUM) {
+            size_t start = d[0].csum_start;
+            size_t field = start + d[0].csum_offset;
+
+            if (field + 2 > len) {
+                dmnic_queue_error(core, qi, true, DMNIC_QERR_TX_TOO_LONG,
+                                  "checksum field at %zu outside %zu bytes",
+                                  field, len);
+                return;
+            }
+            stw_be_p(core->tx_buf + field,
+                     ~dmnic_csum_fold(dmnic_csum_add(0, core->tx_buf + start,
+                                                     len - start)));
+            q->stats[DMNIC_QS_TX_CSUM]++;
+        }
+        if (len < DMNIC_TX_MIN_FRAME) {
+            memset(core->tx_buf + len, 0, DMNIC_TX_MIN_FRAME - len);
+        }
+        if (devmem_nic_core_link_up(core)) {
+            qemu_send_packet(qemu_get_queue(core->nic), core->tx_buf,
+                             MAX(len, DMNIC_TX_MIN_FRAME));
+        } else {
+            status = DMNIC_TXC_S_LINK_DOWN;
+        }
+        trace_devmem_nic_tx_packet(qi, len, n, status);
+
+        memset(c, 0, sizeof(c));
+        stw_le_p(c + DMNIC_TXC_ID, d[0].id);
+        stw_le_p(c + DMNIC_TXC_NDESC, n);
+        stl_le_p(c + DMNIC_TXC_LEN, len);
+        stl_le_p(c + DMNIC_TXC_STATUS, status);
+        if (!dmnic_write_cpl(core, qi, true, txc, c, DMNIC_TXC_SIZE,
+                             q->tx_gen)) {
+            return;
+        }
+        txd->dev = (txd->dev + n) & (txd->size - 1);
+        if (status == DMNIC_TXC_S_OK) {
+            q->stats[DMNIC_QS_TX_PACKETS]++;
+            q->stats[DMNIC_QS_TX_BYTES] += len;
+        }
+        dmnic_queue_event(core, qi, DMNIC_Q_INT_TX);
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* Registers                                                           */
+/* ------------------------------------------------------------------ */
+
+static void dmnic_queue_reset(DmnicQueue *q)
+{
+    memset(q, 0, sizeof(*q));
+}
+
+void devmem_nic_core_reset(DevmemNicCore *core)
+{
+    uint32_t i;
+
+    core->ctrl = 0;
+    core->int_cause = 0;
+    core->int_mask = 0;
+    core->rss_ctrl = DMNIC_RSS_CTRL_ENABLE;
+    core->rss_fields = DMNIC_RSS_F_ALL;
+    core->default_queue = 0;
+    memcpy(core->rss_key, dmnic_default_rss_key, sizeof(core->rss_key));
+    for (i = 0; i < DMNIC_RSS_INDIR_SIZE; i++) {
+        core->rss_indir[i] = i % core->num_queues;
+    }
+    core->fs_index = 0;
+    memset(core->fs_data, 0, sizeof(core->fs_data));
+    memset(core->fs_rules, 0, sizeof(core->fs_rules));
+    memset(core->gstats, 0, sizeof(core->gstats));
+    for (i = 0; i < DMNIC_MAX_QUEUES; i++) {
+        dmnic_queue_reset(&core->q[i]);
+    }
+    trace_devmem_nic_reset();
+}
 
 bool devmem_nic_core_link_up(DevmemNicCore *core)
 {
     return !qemu_get_queue(core->nic)->link_down;
 }
 
-void devmem_nic_core_reset(DevmemNicCore *core)
+void devmem_nic_core_link_changed(DevmemNicCore *core)
 {
-    core->ctrl = 0;
-    trace_devmem_nic_reset();
+    trace_devmem_nic_link(devmem_nic_core_link_up(core));
+    dmnic_admin_event(core, DMNIC_INT_LINK);
+}
+
+static uint32_t dmnic_q_status(DmnicQueue *q)
+{
+    uint32_t v = 0;
+
+    if (!dmnic_rx_running(q)) {
+        v |= DMNIC_Q_STATUS_RX_QUIESCED;
+    }
+    if (!dmnic_tx_running(q)) {
+        v |= DMNIC_Q_STATUS_TX_QUIESCED;
+    }
+    if (q->rx_err) {
+        v |= DMNIC_Q_STATUS_RX_ERROR;
+    }
+    if (q->tx_err) {
+        v |= DMNIC_Q_STATUS_TX_ERROR;
+    }
+    v |= (uint32_t)q->rx_err << DMNIC_Q_STATUS_RX_ERR_SHIFT;
+    v |= (uint32_t)q->tx_err << DMNIC_Q_STATUS_TX_ERR_SHIFT;
+    return v;
+}
+
+static uint32_t dmnic_read_counter(const uint64_t *c, hwaddr off)
+{
+    uint64_t v = c[off / 8];
+
+    return (off & 4) ? v >> 32 : (uint32_t)v;
+}
+
+static bool dmnic_queue_read(DevmemNicCore *core, unsigned qi, hwaddr off,
+                             uint32_t *val)
+{
+    DmnicQueue *q = &core->q[qi];
+
+    if (off >= DMNIC_Q_RX_PACKETS &&
+        off < DMNIC_Q_RX_PACKETS + DMNIC_QS_NUM * 8) {
+        *val = dmnic_read_counter(q->stats, off - DMNIC_Q_RX_PACKETS);
+        return true;
+    }
+    if (off >= DMNIC_Q_HBR && off < DMNIC_Q_HBR + DMNIC_NUM_RINGS * 0x20) {
+        DmnicRing *r = &q->ring[(off - DMNIC_Q_HBR) / 0x20];
+
+        switch ((off - DMNIC_Q_HBR) & 0x1f) {
+        case DMNIC_RING_BASE_LO:
+            *val = r->base;
+            return true;
+        case DMNIC_RING_BASE_HI:
+            *val = r->base >> 32;
+            return true;
+        case DMNIC_RING_SIZE:
+            *val = r->size;
+            return true;
+        case DMNIC_RING_DRV:
+            *val = r->drv;
+            return true;
+        case DMNIC_RING_DEV:
+            *val = r->dev;
+            return true;
+        }
+        return false;
+    }
+    switch (off) {
+    case DMNIC_Q_CTRL:
+        *val = q->ctrl;
+        return true;
+    case DMNIC_Q_STATUS:
+        *val = dmnic_q_status(q);
+        return true;
+    case DMNIC_Q_HDS_THRESH:
+        *val = q->hds_thresh;
+        return true;
+    case DMNIC_Q_INT_CAUSE:
+        *val = q->int_cause;
+        return true;
+    case DMNIC_Q_INT_MASK:
+        *val = q->int_mask;
+        return true;
+    }
+    return false;
+}
+
+static uint32_t dmnic_err_qmap(DevmemNicCore *core, unsigned first)
+{
+    uint32_t v = 0;
+    unsigned i;
+
+    for (i = 0; i < 32 && first + i < core->num_queues; i++) {
+        if (core->q[first + i].rx_err || core->q[first + i].tx_err) {
+            v |= 1u << i;
+        }
+    }
+    return v;
 }
 
 uint64_t devmem_nic_core_read(DevmemNicCore *core, hwaddr addr, unsigned size)
 {
-    uint64_t val = 0;
+    uint32_t val = 0;
+    bool ok = true;
 
-    switch (addr) {
-    case DMNIC_REG_ID:
-        val = DMNIC_ID_MAGIC;
-        break;
-    case DMNIC_REG_VERSION:
-        val = DMNIC_VERSION;
-        break;
-    case DMNIC_REG_NUM_QUEUES:
-        val = core->num_queues;
-        break;
-    case DMNIC_REG_CTRL:
-        val = core->ctrl;
-        break;
-    case DMNIC_REG_STATUS:
-        val = devmem_nic_core_link_up(core) ? DMNIC_STATUS_LINK_UP : 0;
-        break;
-    case DMNIC_REG_MAC_LO:
-        val = ldl_le_p(core->mac);
-        break;
-    case DMNIC_REG_MAC_HI:
-        val = lduw_le_p(core->mac + 4);
-        break;
-    default:
+    if (addr >= DMNIC_Q_BASE &&
+        addr < DMNIC_Q_BASE + core->num_queues * DMNIC_Q_STRIDE) {
+        unsigned qi = (addr - DMNIC_Q_BASE) / DMNIC_Q_STRIDE;
+
+        ok = dmnic_queue_read(core, qi, (addr - DMNIC_Q_BASE) % DMNIC_Q_STRIDE,
+                              &val);
+    } else if (addr >= DMNIC_REG_G_RX_FRAMES &&
+               addr < DMNIC_REG_G_RX_FRAMES + DMNIC_GS_NUM * 8) {
+        val = dmnic_read_counter(core->gstats, addr - DMNIC_REG_G_RX_FRAMES);
+    } else if (addr >= DMNIC_REG_RSS_KEY &&
+               addr < DMNIC_REG_RSS_KEY + DMNIC_RSS_KEY_SIZE) {
+        val = ldl_le_p(core->rss_key + (addr - DMNIC_REG_RSS_KEY));
+    } else if (addr >= DMNIC_REG_RSS_INDIR &&
+               addr < DMNIC_REG_RSS_INDIR + DMNIC_RSS_INDIR_SIZE * 4) {
+        val = core->rss_indir[(addr - DMNIC_REG_RSS_INDIR) / 4];
+    } else if (addr >= DMNIC_REG_FS_CTRL &&
+               addr < DMNIC_REG_FS_CTRL + DMNIC_FS_WORDS * 4) {
+        val = core->fs_data[(addr - DMNIC_REG_FS_CTRL) / 4];
+    } else {
+        switch (addr) {
+        case DMNIC_REG_ID:
+            val = DMNIC_ID_MAGIC;
+            break;
+        case DMNIC_REG_VERSION:
+            val = DMNIC_VERSION;
+            break;
+        case DMNIC_REG_NUM_QUEUES:
+            val = core->num_queues;
+            break;
+        case DMNIC_REG_CAPS:
+            val = DMNIC_CAPS_HDS | DMNIC_CAPS_RX_CSUM | DMNIC_CAPS_TX_CSUM |
+                  DMNIC_CAPS_RSS | DMNIC_CAPS_FLOW_STEER;
+            break;
+        case DMNIC_REG_CTRL:
+            val = core->ctrl;
+            break;
+        case DMNIC_REG_STATUS:
+            val = devmem_nic_core_link_up(core) ? DMNIC_STATUS_LINK_UP : 0;
+            break;
+        case DMNIC_REG_INT_CAUSE:
+            val = core->int_cause;
+            break;
+        case DMNIC_REG_INT_MASK:
+            val = core->int_mask;
+            break;
+        case DMNIC_REG_MAC_LO:
+            val = ldl_le_p(core->mac);
+            break;
+        case DMNIC_REG_MAC_HI:
+            val = lduw_le_p(core->mac + 4);
+            break;
+        case DMNIC_REG_ERR_QMAP_LO:
+            val = dmnic_err_qmap(core, 0);
+            break;
+        case DMNIC_REG_ERR_QMAP_HI:
+            val = dmnic_err_qmap(core, 32);
+            break;
+        case DMNIC_REG_NUM_FS_RULES:
+            val = DMNIC_NUM_FS_RULES;
+            break;
+        case DMNIC_REG_RSS_INDIR_SIZE:
+            val = DMNIC_RSS_INDIR_SIZE;
+            break;
+        case DMNIC_REG_RSS_CTRL:
+            val = core->rss_ctrl;
+            break;
+        case DMNIC_REG_RSS_FIELDS:
+            val = core->rss_fields;
+            break;
+        case DMNIC_REG_DEFAULT_QUEUE:
+            val = core->default_queue;
+            break;
+        case DMNIC_REG_FS_INDEX:
+            val = core->fs_index;
+            break;
+        default:
+            ok = false;
+            break;
+        }
+    }
+    if (!ok) {
         qemu_log_mask(LOG_GUEST_ERROR,
                       "devmem-nic: read of unknown register 0x%" HWADDR_PRIx
                       "\n", addr);
-        break;
     }
     trace_devmem_nic_mmio_read(addr, size, val);
     return val;
 }
 
-void devmem_nic_core_write(DevmemNicCore *core, hwaddr addr, uint64_t val,
-                           unsigned size)
+static void dmnic_write_ctrl(DevmemNicCore *core, unsigned qi, uint32_t val)
 {
-    trace_devmem_nic_mmio_write(addr, size, val);
-    switch (addr) {
-    case DMNIC_REG_CTRL:
-        if (val & DMNIC_CTRL_RESET) {
-            devmem_nic_core_reset(core);
+    DmnicQueue *q = &core->q[qi];
+    uint32_t old = q->ctrl;
+    uint32_t mask = DMNIC_Q_CTRL_RX_ENABLE | DMNIC_Q_CTRL_TX_ENABLE |
+                    DMNIC_Q_CTRL_HDS_ENABLE;
+
+    q->ctrl = val & mask;
+    if (!(val & DMNIC_Q_CTRL_RX_ENABLE)) {
+        q->rx_err = 0;
+    } else if (!(old & DMNIC_Q_CTRL_RX_ENABLE)) {
+        if (!dmnic_check_rings(core, qi, false)) {
+            q->ring[DMNIC_RING_HBR].dev = 0;
+            q->ring[DMNIC_RING_PBR].dev = 0;
+            q->ring[DMNIC_RING_RXC].dev = 0;
+            q->ring[DMNIC_RING_RXC].drv = 0;
+            q->rx_gen = true;
         }
+    }
+    if (!(val & DMNIC_Q_CTRL_TX_ENABLE)) {
+        q->tx_err = 0;
+    } else if (!(old & DMNIC_Q_CTRL_TX_ENABLE)) {
+        if (!dmnic_check_rings(core, qi, true)) {
+            q->ring[DMNIC_RING_TXD].dev = 0;
+            q->ring[DMNIC_RING_TXC].dev = 0;
+            q->ring[DMNIC_RING_TXC].drv = 0;
+            q->tx_gen = true;
+            dmnic_tx_process(core, qi);
+        }
+    }
+    trace_devmem_nic_queue_ctrl(qi, old, q->ctrl);
+}
+
+static bool dmnic_write_ring(DevmemNicCore *core, unsigned qi, hwaddr off,
+                             uint32_t val)
+{
+    DmnicQueue *q = &core->q[qi];
+    int ri = off / 0x20;
+    DmnicRing *r = &q->ring[ri];
+    bool tx = ri >= DMNIC_RING_TXD;
+    bool enabled = q->ctrl & (tx ? DMNIC_Q_CTRL_TX_ENABLE :
+                                   DMNIC_Q_CTRL_RX_ENABLE);
+
+    switch (off & 0x1f) {
+    case DMNIC_RING_BASE_LO:
+    case DMNIC_RING_BASE_HI:
+    case DMNIC_RING_SIZE:
+        if (enabled) {
+            qemu_log_mask(LOG_GUEST_ERROR, "devmem-nic: queue %u %s ring "
+                          "configuration written while enabled\n", qi,
+                          dmnic_ring_names[ri]);
+            return true;
+        }
+        if ((off & 0x1f) == DMNIC_RING_BASE_LO) {
+            r->base = deposit64(r->base, 0, 32, val);
+        } else if ((off & 0x1f) == DMNIC_RING_BASE_HI) {
+            r->base = deposit64(r->base, 32, 32, val);
+        } else {
+            r->size = val;
+        }
+        return true;
+    case DMNIC_RING_DRV:
+        if (enabled && (tx ? !q->tx_err : !q->rx_err) && val >= r->size) {
+            dmnic_queue_error(core, qi, tx, DMNIC_QERR_BAD_INDEX,
+                              "%s index %u >= size %u", dmnic_ring_names[ri],
+                              val, r->size);
+            return true;
+        }
+        r->drv = val;
+        if (tx && enabled) {
+            dmnic_tx_process(core, qi);
+        }
+        return true;
+    }
+    return false;
+}
+
+static bool dmnic_queue_write(DevmemNicCore *core, unsigned qi, hwaddr off,
+                              uint32_t val)
+{
+    DmnicQueue *q = &core->q[qi];
+
+    if (off >= DMNIC_Q_HBR && off < DMNIC_Q_HBR + DMNIC_NUM_RINGS * 0x20) {
+        return dmnic_write_ring(core, qi, off - DMNIC_Q_HBR, val);
+    }
+    switch (off) {
+    case DMNIC_Q_CTRL:
+        dmnic_write_ctrl(core, qi, val);
+        return true;
+    case DMNIC_Q_HDS_THRESH:
+        if (val > DMNIC_HDS_THRESH_MAX) {
+            qemu_log_mask(LOG_GUEST_ERROR, "devmem-nic: hds-thresh %u too "
+                          "big, using %u\n", val, DMNIC_HDS_THRESH_MAX);
+            val = DMNIC_HDS_THRESH_MAX;
+        }
+        q->hds_thresh = val;
+        return true;
+    case DMNIC_Q_INT_CAUSE:
+        q->int_cause &= ~val;
+        return true;
+    case DMNIC_Q_INT_MASK:
+        q->int_mask = val & (DMNIC_Q_INT_RX | DMNIC_Q_INT_TX);
+        if (q->int_cause & ~q->int_mask) {
+            dmnic_notify(core, qi);
+        }
+        return true;
+    }
+    return false;
+}
+
+static void dmnic_fs_cmd(DevmemNicCore *core, uint32_t cmd)
+{
+    uint32_t *rule;
+
+    if (cmd == DMNIC_FS_CMD_CLEAR_ALL) {
+        memset(core->fs_rules, 0, sizeof(core->fs_rules));
+        return;
+    }
+    if (core->fs_index >= DMNIC_NUM_FS_RULES) {
+        qemu_log_mask(LOG_GUEST_ERROR, "devmem-nic: flow rule index %u out "
+                      "of range\n", core->fs_index);
+        return;
+    }
+    rule = &core->fs_rules[core->fs_index * DMNIC_FS_WORDS];
+    switch (cmd) {
+    case DMNIC_FS_CMD_WRITE:
+        memcpy(rule, core->fs_data, sizeof(core->fs_data));
+        trace_devmem_nic_fs_write(core->fs_index, rule[DMNIC_FSW_CTRL],
+                                  rule[DMNIC_FSW_ACTION]);
+        break;
+    case DMNIC_FS_CMD_READ:
+        memcpy(core->fs_data, rule, sizeof(core->fs_data));
         break;
     default:
-        qemu_log_mask(LOG_GUEST_ERROR,
-                      "devmem-nic: write to unknown or read-only register 0x%"
-                      HWADDR_PRIx "\n", addr);
+        qemu_log_mask(LOG_GUEST_ERROR, "devmem-nic: unknown flow command "
+                      "%u\n", cmd);
         break;
     }
 }
 
-ssize_t devmem_nic_core_receive(DevmemNicCore *core, const uint8_t *buf,
-                                size_t size)
+void devmem_nic_core_write(DevmemNicCore *core, hwaddr addr, uint64_t val64,
+                           unsigned size)
 {
-    /* Skeleton: no RX queues yet, every frame is dropped. */
-    trace_devmem_nic_rx_drop(size);
-    return size;
+    uint32_t val = val64;
+    bool ok = true;
+
+    trace_devmem_nic_mmio_write(addr, size, val);
+    if (addr >= DMNIC_Q_BASE &&
+        addr < DMNIC_Q_BASE + core->num_queues * DMNIC_Q_STRIDE) {
+        unsigned qi = (addr - DMNIC_Q_BASE) / DMNIC_Q_STRIDE;
+
+        ok = dmnic_queue_write(core, qi,
+                               (addr - DMNIC_Q_BASE) % DMNIC_Q_STRIDE, val);
+    } else if (addr >= DMNIC_REG_RSS_KEY &&
+               addr < DMNIC_REG_RSS_KEY + DMNIC_RSS_KEY_SIZE) {
+        stl_le_p(core->rss_key + (addr - DMNIC_REG_RSS_KEY), val);
+    } else if (addr >= DMNIC_REG_RSS_INDIR &&
+               addr < DMNIC_REG_RSS_INDIR + DMNIC_RSS_INDIR_SIZE * 4) {
+        core->rss_indir[(addr - DMNIC_REG_RSS_INDIR) / 4] = val & 0xffff;
+    } else if (addr >= DMNIC_REG_FS_CTRL &&
+               addr < DMNIC_REG_FS_CTRL + DMNIC_FS_WORDS * 4) {
+        core->fs_data[(addr - DMNIC_REG_FS_CTRL) / 4] = val;
+    } else {
+        switch (addr) {
+        case DMNIC_REG_CTRL:
+            if (val & DMNIC_CTRL_RESET) {
+                devmem_nic_core_reset(core);
+            }
+            break;
+        case DMNIC_REG_INT_CAUSE:
+            core->int_cause &= ~val;
+            break;
+        case DMNIC_REG_INT_MASK:
+            core->int_mask = val & (DMNIC_INT_LINK | DMNIC_INT_QERR);
+            if (core->int_cause & ~core->int_mask) {
+                dmnic_notify(core, core->num_queues);
+            }
+            break;
+        case DMNIC_REG_RSS_CTRL:
+            core->rss_ctrl = val & DMNIC_RSS_CTRL_ENABLE;
+            break;
+        case DMNIC_REG_RSS_FIELDS:
+            core->rss_fields = val & DMNIC_RSS_F_ALL;
+            break;
+        case DMNIC_REG_DEFAULT_QUEUE:
+            core->default_queue = val & 0xffff;
+            break;
+        case DMNIC_REG_FS_INDEX:
+            core->fs_index = val;
+            break;
+        case DMNIC_REG_FS_CMD:
+            dmnic_fs_cmd(core, val);
+            break;
+        default:
+            ok = false;
+            break;
+        }
+    }
+    if (!ok) {
+        qemu_log_mask(LOG_GUEST_ERROR,
+                      "devmem-nic: write to unknown or read-only register 0x%"
+                      HWADDR_PRIx "\n", addr);
+    }
 }
+
+/* ------------------------------------------------------------------ */
+/* Lifecycle and migration                                             */
+/* ------------------------------------------------------------------ */
+
+void devmem_nic_core_realize(DevmemNicCore *core)
+{
+    core->tx_buf = g_malloc0(DMNIC_TX_BUF_SIZE);
+}
+
+void devmem_nic_core_unrealize(DevmemNicCore *core)
+{
+    g_free(core->tx_buf);
+    core->tx_buf = NULL;
+}
+
+static const VMStateDescription vmstate_dmnic_ring = {
+    .name = "devmem-nic-ring",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .fields = (const VMStateField[]) {
+        VMSTATE_UINT64(base, DmnicRing),
+        VMSTATE_UINT32(size, DmnicRing),
+        VMSTATE_UINT32(drv, DmnicRing),
+        VMSTATE_UINT32(dev, DmnicRing),
+        VMSTATE_END_OF_LIST()
+    },
+};
+
+static const VMStateDescription vmstate_dmnic_queue = {
+    .name = "devmem-nic-queue",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .fields = (const VMStateField[]) {
+        VMSTATE_UINT32(ctrl, DmnicQueue),
+        VMSTATE_UINT32(hds_thresh, DmnicQueue),
+        VMSTATE_UINT32(int_cause, DmnicQueue),
+        VMSTATE_UINT32(int_mask, DmnicQueue),
+        VMSTATE_UINT8(rx_err, DmnicQueue),
+        VMSTATE_UINT8(tx_err, DmnicQueue),
+        VMSTATE_BOOL(rx_gen, DmnicQueue),
+        VMSTATE_BOOL(tx_gen, DmnicQueue),
+        VMSTATE_STRUCT_ARRAY(ring, DmnicQueue, DMNIC_NUM_RINGS, 1,
+                             vmstate_dmnic_ring, DmnicRing),
+        VMSTATE_UINT64_ARRAY(stats, DmnicQueue, DMNIC_QS_NUM),
+        VMSTATE_END_OF_LIST()
+    },
+};
+
+const VMStateDescription vmstate_devmem_nic_core = {
+    .name = "devmem-nic-core",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .fields = (const VMStateField[]) {
+        VMSTATE_UINT32(ctrl, DevmemNicCore),
+        VMSTATE_UINT32(int_cause, DevmemNicCore),
+        VMSTATE_UINT32(int_mask, DevmemNicCore),
+        VMSTATE_UINT32(rss_ctrl, DevmemNicCore),
+        VMSTATE_UINT32(rss_fields, DevmemNicCore),
+        VMSTATE_UINT32(default_queue, DevmemNicCore),
+        VMSTATE_UINT8_ARRAY(rss_key, DevmemNicCore, DMNIC_RSS_KEY_SIZE),
+        VMSTATE_UINT32_ARRAY(rss_indir, DevmemNicCore, DMNIC_RSS_INDIR_SIZE),
+        VMSTATE_UINT32(fs_index, DevmemNicCore),
+        VMSTATE_UINT32_ARRAY(fs_data, DevmemNicCore, DMNIC_FS_WORDS),
+        VMSTATE_UINT32_ARRAY(fs_rules, DevmemNicCore,
+                             DMNIC_NUM_FS_RULES * DMNIC_FS_WORDS),
+        VMSTATE_UINT64_ARRAY(gstats, DevmemNicCore, DMNIC_GS_NUM),
+        VMSTATE_STRUCT_ARRAY(q, DevmemNicCore, DMNIC_MAX_QUEUES, 1,
+                             vmstate_dmnic_queue, DmnicQueue),
+        VMSTATE_END_OF_LIST()
+    },
+};

@@ -6,15 +6,104 @@
 #define HW_NET_DEVMEM_NIC_CORE_H
 
 #include "net/net.h"
+#include "devmem-nic-regs.h"
+
+/* Rings of a queue pair, in register block order */
+enum {
+    DMNIC_RING_HBR,
+    DMNIC_RING_PBR,
+    DMNIC_RING_RXC,
+    DMNIC_RING_TXD,
+    DMNIC_RING_TXC,
+    DMNIC_NUM_RINGS,
+};
+
+/* Per-queue counters, index = (offset - DMNIC_Q_RX_PACKETS) / 8 */
+enum {
+    DMNIC_QS_RX_PACKETS,
+    DMNIC_QS_RX_BYTES,
+    DMNIC_QS_RX_SPLIT,
+    DMNIC_QS_RX_NOSPLIT,
+    DMNIC_QS_RX_DROP_NOBUF,
+    DMNIC_QS_RX_DROP_DISABLED,
+    DMNIC_QS_RX_CSUM_BAD,
+    DMNIC_QS_RX_ERRORS,
+    DMNIC_QS_TX_PACKETS,
+    DMNIC_QS_TX_BYTES,
+    DMNIC_QS_TX_ERRORS,
+    DMNIC_QS_TX_CSUM,
+    DMNIC_QS_RX_HDR_TOO_BIG,
+    DMNIC_QS_NUM,
+};
+
+/* Global counters, index = (offset - DMNIC_REG_G_RX_FRAMES) / 8 */
+enum {
+    DMNIC_GS_RX_FRAMES,
+    DMNIC_GS_RX_DROP_RULE,
+    DMNIC_GS_RX_DROP_BADQ,
+    DMNIC_GS_RX_DROP_LINK,
+    DMNIC_GS_RX_RUNT,
+    DMNIC_GS_NUM,
+};
+
+/* Flow rule data words: (register - DMNIC_REG_FS_CTRL) / 4 */
+#define DMNIC_FS_WORDS      ((DMNIC_REG_FS_DST_IP_MASK + 16 - \
+                              DMNIC_REG_FS_CTRL) / 4)
+#define DMNIC_FSW_CTRL      0
+#define DMNIC_FSW_ACTION    1
+#define DMNIC_FSW_PORTS     2
+#define DMNIC_FSW_PORTS_MASK 3
+#define DMNIC_FSW_SRC       6
+#define DMNIC_FSW_SRC_MASK  10
+#define DMNIC_FSW_DST       14
+#define DMNIC_FSW_DST_MASK  18
+
+typedef struct DmnicRing {
+    uint64_t base;
+    uint32_t size;
+    uint32_t drv;
+    uint32_t dev;
+} DmnicRing;
+
+typedef struct DmnicQueue {
+    uint32_t ctrl;
+    uint32_t hds_thresh;
+    uint32_t int_cause;
+    uint32_t int_mask;
+    uint8_t rx_err;
+    uint8_t tx_err;
+    bool rx_gen;
+    bool tx_gen;
+    DmnicRing ring[DMNIC_NUM_RINGS];
+    uint64_t stats[DMNIC_QS_NUM];
+} DmnicQueue;
 
 typedef struct DevmemNicCore {
     PCIDevice *owner;
     NICState *nic;
     uint32_t num_queues;
     uint8_t mac[6];
+
     uint32_t ctrl;
+    uint32_t int_cause;
+    uint32_t int_mask;
+    uint32_t rss_ctrl;
+    uint32_t rss_fields;
+    uint32_t default_queue;
+    uint8_t rss_key[DMNIC_RSS_KEY_SIZE];
+    uint32_t rss_indir[DMNIC_RSS_INDIR_SIZE];
+    uint32_t fs_index;
+    uint32_t fs_data[DMNIC_FS_WORDS];
+    uint32_t fs_rules[DMNIC_NUM_FS_RULES * DMNIC_FS_WORDS];
+    uint64_t gstats[DMNIC_GS_NUM];
+    DmnicQueue q[DMNIC_MAX_QUEUES];
+
+    /* scratch buffer for TX gather, not migrated */
+    uint8_t *tx_buf;
 } DevmemNicCore;
 
+void devmem_nic_core_realize(DevmemNicCore *core);
+void devmem_nic_core_unrealize(DevmemNicCore *core);
 void devmem_nic_core_reset(DevmemNicCore *core);
 uint64_t devmem_nic_core_read(DevmemNicCore *core, hwaddr addr, unsigned size);
 void devmem_nic_core_write(DevmemNicCore *core, hwaddr addr, uint64_t val,
@@ -22,5 +111,8 @@ void devmem_nic_core_write(DevmemNicCore *core, hwaddr addr, uint64_t val,
 ssize_t devmem_nic_core_receive(DevmemNicCore *core, const uint8_t *buf,
                                 size_t size);
 bool devmem_nic_core_link_up(DevmemNicCore *core);
+void devmem_nic_core_link_changed(DevmemNicCore *core);
+
+extern const VMStateDescription vmstate_devmem_nic_core;
 
 #endif /* HW_NET_DEVMEM_NIC_CORE_H */

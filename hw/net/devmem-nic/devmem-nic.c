@@ -21,7 +21,6 @@
 #define TYPE_DEVMEM_NIC "devmem-nic"
 OBJECT_DECLARE_SIMPLE_TYPE(DevmemNicState, DEVMEM_NIC)
 
-#define DMNIC_MAX_QUEUES    64
 #define DMNIC_PCIE_CAP_OFF  0xa0
 #define DMNIC_MSIX_CAP_OFF  0x70
 
@@ -56,6 +55,10 @@ static const MemoryRegionOps devmem_nic_mmio_ops = {
     .endianness = DEVICE_LITTLE_ENDIAN,
     .valid = {
         .min_access_size = 4,
+        .max_access_size = 8,
+    },
+    .impl = {
+        .min_access_size = 4,
         .max_access_size = 4,
     },
 };
@@ -73,11 +76,19 @@ static ssize_t devmem_nic_nc_receive(NetClientState *nc, const uint8_t *buf,
     return devmem_nic_core_receive(&s->core, buf, size);
 }
 
+static void devmem_nic_nc_link_status_changed(NetClientState *nc)
+{
+    DevmemNicState *s = qemu_get_nic_opaque(nc);
+
+    devmem_nic_core_link_changed(&s->core);
+}
+
 static NetClientInfo devmem_nic_net_info = {
     .type = NET_CLIENT_DRIVER_NIC,
     .size = sizeof(NICState),
     .can_receive = devmem_nic_nc_can_receive,
     .receive = devmem_nic_nc_receive,
+    .link_status_changed = devmem_nic_nc_link_status_changed,
 };
 
 static void devmem_nic_realize(PCIDevice *pdev, Error **errp)
@@ -93,7 +104,8 @@ static void devmem_nic_realize(PCIDevice *pdev, Error **errp)
         return;
     }
 
-    pdev->config[PCI_INTERRUPT_PIN] = 1;
+    /* MSI-X only, no INTx */
+    pdev->config[PCI_INTERRUPT_PIN] = 0;
 
     memory_region_init_io(&s->mmio, OBJECT(s), &devmem_nic_mmio_ops, s,
                           "devmem-nic-mmio", DMNIC_BAR_REGS_SIZE);
@@ -130,6 +142,7 @@ static void devmem_nic_realize(PCIDevice *pdev, Error **errp)
     s->core.owner = pdev;
     s->core.num_queues = s->queues;
     memcpy(s->core.mac, s->conf.macaddr.a, sizeof(s->core.mac));
+    devmem_nic_core_realize(&s->core);
     devmem_nic_core_reset(&s->core);
 }
 
@@ -138,6 +151,7 @@ static void devmem_nic_exit(PCIDevice *pdev)
     DevmemNicState *s = DEVMEM_NIC(pdev);
 
     qemu_del_nic(s->core.nic);
+    devmem_nic_core_unrealize(&s->core);
     msix_unuse_all_vectors(pdev);
     msix_uninit(pdev, &s->msix, &s->msix);
     pcie_cap_exit(pdev);
@@ -157,7 +171,8 @@ static const VMStateDescription devmem_nic_vmstate = {
     .fields = (const VMStateField[]) {
         VMSTATE_PCI_DEVICE(parent_obj, DevmemNicState),
         VMSTATE_MSIX(parent_obj, DevmemNicState),
-        VMSTATE_UINT32(core.ctrl, DevmemNicState),
+        VMSTATE_STRUCT(core, DevmemNicState, 1, vmstate_devmem_nic_core,
+                       DevmemNicCore),
         VMSTATE_END_OF_LIST()
     },
 };

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * fake-accel core: registers, copy/CRC engine and fault window, without QOM.
+ */
+#ifndef HW_MISC_FAKE_ACCEL_CORE_H
+#define HW_MISC_FAKE_ACCEL_CORE_H
+
+#include "system/memory.h"
+#include "hw/pci/pci_device.h"
+#include "migration/vmstate.h"
+
+typedef struct FakeAccelCore {
+    /* wiring, set by the PCI glue before use */
+    PCIDevice *owner;           /* bus master for host operands */
+    MemoryRegion *ram;          /* device memory (BAR2 content) */
+    MemoryRegion fault_mr;      /* overlay that fails every access */
+    uint64_t mem_size;
+
+    /* registers */
+    uint32_t scratch;
+    uint32_t reset_count;
+    uint64_t eng_src;
+    uint64_t eng_dst;
+    uint32_t eng_len;
+    uint32_t eng_cmd;
+    uint32_t eng_status;
+    uint32_t eng_crc;
+    uint32_t eng_fill;
+    uint32_t eng_done_len;
+    uint32_t eng_count;
+    uint64_t fault_off;
+    uint32_t fault_len;
+    uint32_t fault_ctrl;
+    uint32_t fault_hits;
+} FakeAccelCore;
+
+extern const VMStateDescription vmstate_fake_accel_core;
+
+/* Creates the fault window overlay in @bar (the BAR2 container). */
+void fake_accel_core_init(FakeAccelCore *c, Object *owner_obj,
+                          MemoryRegion *bar);
+void fake_accel_core_reset(FakeAccelCore *c);
+uint32_t fake_accel_core_read(FakeAccelCore *c, hwaddr addr);
+void fake_accel_core_write(FakeAccelCore *c, hwaddr addr, uint32_t val);
+
+#endif /* HW_MISC_FAKE_ACCEL_CORE_H */
