@@ -4,8 +4,8 @@
  * docs/specs/devmem-nic.rst, in C.
  *
  * Kept identical in names and values to hw/net/devmem-nic/devmem-nic-regs.h
- * of the QEMU model (checked by scripts/check-headers); single bits are
- * written as hex values here.
+ * of the QEMU model (checked by scripts/check-headers); bits are
+ * written with BIT() and GENMASK() here.
  * Only plain integer constants live here so that both sides compile it.
  *
  * All registers are 32 bit little endian unless noted.  Registers marked
@@ -15,6 +15,8 @@
  */
 #ifndef _DEVMEM_NIC_REGS_H_
 #define _DEVMEM_NIC_REGS_H_
+
+#include <linux/bits.h>
 
 /* PCI identity: 1af4:10f0-10ff is reserved for experimental devices. */
 #define DMNIC_PCI_VENDOR_ID         0x1af4
@@ -52,20 +54,20 @@
 #define DMNIC_VERSION               0x00010000 /* 1.0 */
 #define DMNIC_REG_NUM_QUEUES        0x0008  /* RO: number of queue pairs */
 #define DMNIC_REG_CAPS              0x000c  /* RO: capability bits */
-#define DMNIC_CAPS_HDS              0x1
-#define DMNIC_CAPS_RX_CSUM          0x2
-#define DMNIC_CAPS_TX_CSUM          0x4
-#define DMNIC_CAPS_RSS              0x8
-#define DMNIC_CAPS_FLOW_STEER       0x10
-#define DMNIC_CAPS_TSO              0x20   /* not in 1.0: reads 0 */
+#define DMNIC_CAPS_HDS              BIT(0)
+#define DMNIC_CAPS_RX_CSUM          BIT(1)
+#define DMNIC_CAPS_TX_CSUM          BIT(2)
+#define DMNIC_CAPS_RSS              BIT(3)
+#define DMNIC_CAPS_FLOW_STEER       BIT(4)
+#define DMNIC_CAPS_TSO              BIT(5)   /* not in 1.0: reads 0 */
 #define DMNIC_REG_CTRL              0x0010  /* RW */
-#define DMNIC_CTRL_RESET            0x1   /* W1: full reset, reads 0 */
+#define DMNIC_CTRL_RESET            BIT(0)   /* W1: full reset, reads 0 */
 #define DMNIC_REG_STATUS            0x0014  /* RO */
-#define DMNIC_STATUS_LINK_UP        0x1
+#define DMNIC_STATUS_LINK_UP        BIT(0)
 #define DMNIC_REG_INT_CAUSE         0x0018  /* RW1C: admin causes */
 #define DMNIC_REG_INT_MASK          0x001c  /* RW: 1 = masked */
-#define DMNIC_INT_LINK              0x1   /* link state changed */
-#define DMNIC_INT_QERR              0x2   /* a queue entered error */
+#define DMNIC_INT_LINK              BIT(0)   /* link state changed */
+#define DMNIC_INT_QERR              BIT(1)   /* a queue entered error */
 #define DMNIC_REG_MAC_LO            0x0020  /* RO: MAC bytes 0..3 */
 #define DMNIC_REG_MAC_HI            0x0024  /* RO: MAC bytes 4..5 */
 #define DMNIC_REG_ERR_QMAP_LO       0x0028  /* RO: queues 0..31 in error */
@@ -82,14 +84,14 @@
 
 /* RSS */
 #define DMNIC_REG_RSS_CTRL          0x0200  /* RW */
-#define DMNIC_RSS_CTRL_ENABLE       0x1
+#define DMNIC_RSS_CTRL_ENABLE       BIT(0)
 #define DMNIC_REG_RSS_FIELDS        0x0204  /* RW: which packet types hash */
-#define DMNIC_RSS_F_IPV4            0x1   /* src/dst addr */
-#define DMNIC_RSS_F_IPV4_TCP        0x2   /* addr + ports */
-#define DMNIC_RSS_F_IPV4_UDP        0x4
-#define DMNIC_RSS_F_IPV6            0x8
-#define DMNIC_RSS_F_IPV6_TCP        0x10
-#define DMNIC_RSS_F_IPV6_UDP        0x20
+#define DMNIC_RSS_F_IPV4            BIT(0)   /* src/dst addr */
+#define DMNIC_RSS_F_IPV4_TCP        BIT(1)   /* addr + ports */
+#define DMNIC_RSS_F_IPV4_UDP        BIT(2)
+#define DMNIC_RSS_F_IPV6            BIT(3)
+#define DMNIC_RSS_F_IPV6_TCP        BIT(4)
+#define DMNIC_RSS_F_IPV6_UDP        BIT(5)
 #define DMNIC_RSS_F_ALL             0x3f
 #define DMNIC_REG_DEFAULT_QUEUE     0x0208  /* RW: queue for unhashed frames */
 #define DMNIC_REG_RSS_KEY           0x0240  /* RW: 10 regs, key[4n..4n+3] LE */
@@ -111,16 +113,16 @@
 #define DMNIC_FS_CMD_READ           2       /* rule[INDEX] -> data regs */
 #define DMNIC_FS_CMD_CLEAR_ALL      3       /* invalidate every rule */
 #define DMNIC_REG_FS_CTRL           0x0608  /* RW data: rule control */
-#define DMNIC_FS_CTRL_VALID         0x1
-#define DMNIC_FS_CTRL_IPV6          0x2   /* 0: IPv4, 1: IPv6 */
+#define DMNIC_FS_CTRL_VALID         BIT(0)
+#define DMNIC_FS_CTRL_IPV6          BIT(1)   /* 0: IPv4, 1: IPv6 */
 #define DMNIC_FS_CTRL_L4_SHIFT      4
-#define DMNIC_FS_CTRL_L4_MASK       0x30
+#define DMNIC_FS_CTRL_L4_MASK       GENMASK(5, 4)
 #define DMNIC_FS_L4_ANY             0       /* any protocol, ports ignored */
 #define DMNIC_FS_L4_TCP             1
 #define DMNIC_FS_L4_UDP             2
 #define DMNIC_REG_FS_ACTION         0x060c  /* RW data */
 #define DMNIC_FS_ACTION_QUEUE_MASK  0xffffu
-#define DMNIC_FS_ACTION_DROP        0x80000000u
+#define DMNIC_FS_ACTION_DROP        BIT(31)
 #define DMNIC_REG_FS_PORTS          0x0610  /* RW data: src [15:0] dst [31:16] */
 #define DMNIC_REG_FS_PORTS_MASK     0x0614  /* RW data: same layout */
 #define DMNIC_REG_FS_SRC_IP         0x0620  /* RW data: 4 regs, word n */
@@ -136,22 +138,22 @@
 #define DMNIC_QREG(q, off)          (DMNIC_Q_BASE + (q) * DMNIC_Q_STRIDE + (off))
 
 #define DMNIC_Q_CTRL                0x000   /* RW */
-#define DMNIC_Q_CTRL_RX_ENABLE      0x1
-#define DMNIC_Q_CTRL_TX_ENABLE      0x2
-#define DMNIC_Q_CTRL_HDS_ENABLE     0x4
+#define DMNIC_Q_CTRL_RX_ENABLE      BIT(0)
+#define DMNIC_Q_CTRL_TX_ENABLE      BIT(1)
+#define DMNIC_Q_CTRL_HDS_ENABLE     BIT(2)
 #define DMNIC_Q_STATUS              0x004   /* RO */
-#define DMNIC_Q_STATUS_RX_QUIESCED  0x1
-#define DMNIC_Q_STATUS_TX_QUIESCED  0x2
-#define DMNIC_Q_STATUS_RX_ERROR     0x4
-#define DMNIC_Q_STATUS_TX_ERROR     0x8
+#define DMNIC_Q_STATUS_RX_QUIESCED  BIT(0)
+#define DMNIC_Q_STATUS_TX_QUIESCED  BIT(1)
+#define DMNIC_Q_STATUS_RX_ERROR     BIT(2)
+#define DMNIC_Q_STATUS_TX_ERROR     BIT(3)
 #define DMNIC_Q_STATUS_RX_ERR_SHIFT 8       /* RX error code [15:8] */
 #define DMNIC_Q_STATUS_TX_ERR_SHIFT 16      /* TX error code [23:16] */
 #define DMNIC_Q_STATUS_ERR_MASK     0xffu
 #define DMNIC_Q_HDS_THRESH          0x008   /* RW: 0..DMNIC_HDS_THRESH_MAX */
 #define DMNIC_Q_INT_CAUSE           0x00c   /* RW1C */
 #define DMNIC_Q_INT_MASK            0x010   /* RW: 1 = masked */
-#define DMNIC_Q_INT_RX              0x1   /* RX completion written */
-#define DMNIC_Q_INT_TX              0x2   /* TX completion written */
+#define DMNIC_Q_INT_RX              BIT(0)   /* RX completion written */
+#define DMNIC_Q_INT_TX              BIT(1)   /* TX completion written */
 
 /* Queue error codes (Q_STATUS RX/TX error fields) */
 #define DMNIC_QERR_NONE             0
@@ -221,24 +223,24 @@
 #define DMNIC_RXC_FS_RULE           0x18    /* le16 matched rule, 0xffff */
 #define DMNIC_RXC_RSVD              0x1a    /* le16 reserved, 0 */
 #define DMNIC_RXC_FLAGS             0x1c    /* le32, written last */
-#define DMNIC_RXC_F_SOP             0x1   /* first cpl of packet */
-#define DMNIC_RXC_F_EOP             0x2   /* last cpl of packet */
-#define DMNIC_RXC_F_HDR             0x4   /* HDR_ID/HDR_LEN valid */
-#define DMNIC_RXC_F_PAY             0x8   /* PAY_ID/PAY_LEN valid */
-#define DMNIC_RXC_F_SPLIT           0x10   /* split at end of L4 hdr */
-#define DMNIC_RXC_F_IPV4            0x20
-#define DMNIC_RXC_F_IPV6            0x40
-#define DMNIC_RXC_F_TCP             0x80
-#define DMNIC_RXC_F_UDP             0x100
-#define DMNIC_RXC_F_FRAG            0x200   /* IP fragment */
-#define DMNIC_RXC_F_VLAN            0x400  /* VLAN_TCI valid */
-#define DMNIC_RXC_F_L3_CSUM_OK      0x800  /* IPv4 header csum good */
-#define DMNIC_RXC_F_L3_CSUM_BAD     0x1000
-#define DMNIC_RXC_F_L4_CSUM_OK      0x2000  /* TCP/UDP csum good */
-#define DMNIC_RXC_F_L4_CSUM_BAD     0x4000
-#define DMNIC_RXC_F_RSS             0x8000  /* RSS_HASH valid */
-#define DMNIC_RXC_F_FS_MATCH        0x10000  /* FS_RULE valid */
-#define DMNIC_RXC_F_GEN             0x80000000u  /* generation (phase) */
+#define DMNIC_RXC_F_SOP             BIT(0)   /* first cpl of packet */
+#define DMNIC_RXC_F_EOP             BIT(1)   /* last cpl of packet */
+#define DMNIC_RXC_F_HDR             BIT(2)   /* HDR_ID/HDR_LEN valid */
+#define DMNIC_RXC_F_PAY             BIT(3)   /* PAY_ID/PAY_LEN valid */
+#define DMNIC_RXC_F_SPLIT           BIT(4)   /* split at end of L4 hdr */
+#define DMNIC_RXC_F_IPV4            BIT(5)
+#define DMNIC_RXC_F_IPV6            BIT(6)
+#define DMNIC_RXC_F_TCP             BIT(7)
+#define DMNIC_RXC_F_UDP             BIT(8)
+#define DMNIC_RXC_F_FRAG            BIT(9)   /* IP fragment */
+#define DMNIC_RXC_F_VLAN            BIT(10)  /* VLAN_TCI valid */
+#define DMNIC_RXC_F_L3_CSUM_OK      BIT(11)  /* IPv4 header csum good */
+#define DMNIC_RXC_F_L3_CSUM_BAD     BIT(12)
+#define DMNIC_RXC_F_L4_CSUM_OK      BIT(13)  /* TCP/UDP csum good */
+#define DMNIC_RXC_F_L4_CSUM_BAD     BIT(14)
+#define DMNIC_RXC_F_RSS             BIT(15)  /* RSS_HASH valid */
+#define DMNIC_RXC_F_FS_MATCH        BIT(16)  /* FS_RULE valid */
+#define DMNIC_RXC_F_GEN             BIT(31)  /* generation (phase) */
 
 /* TX descriptor, 32 bytes */
 #define DMNIC_TXD_SIZE              32
@@ -246,9 +248,9 @@
 #define DMNIC_TXD_LEN               0x08    /* le32 1..BUF_LEN_MAX */
 #define DMNIC_TXD_ID                0x0c    /* le16 echoed in completion */
 #define DMNIC_TXD_FLAGS             0x0e    /* le16 */
-#define DMNIC_TXD_F_EOP             0x1   /* last desc of packet */
-#define DMNIC_TXD_F_CSUM            0x2   /* SOP only: csum offload */
-#define DMNIC_TXD_F_TSO             0x4   /* reserved (CAPS_TSO) */
+#define DMNIC_TXD_F_EOP             BIT(0)   /* last desc of packet */
+#define DMNIC_TXD_F_CSUM            BIT(1)   /* SOP only: csum offload */
+#define DMNIC_TXD_F_TSO             BIT(2)   /* reserved (CAPS_TSO) */
 #define DMNIC_TXD_CSUM_START        0x10    /* le16 SOP only */
 #define DMNIC_TXD_CSUM_OFFSET       0x12    /* le16 SOP only */
 #define DMNIC_TXD_MSS               0x14    /* le16 reserved for TSO, 0 */
@@ -262,6 +264,6 @@
 #define DMNIC_TXC_S_OK              0
 #define DMNIC_TXC_S_LINK_DOWN       1       /* dropped: link down */
 #define DMNIC_TXC_FLAGS             0x0c    /* le32, written last */
-#define DMNIC_TXC_F_GEN             0x80000000u
+#define DMNIC_TXC_F_GEN             BIT(31)
 
 #endif /* _DEVMEM_NIC_REGS_H_ */
