@@ -194,7 +194,7 @@ static int dmnic_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 		goto err_free_irqs;
 
 	/* Admin events on; queue vectors stay unused until ndo_open. */
-	dmnic_wr32(dm, DMNIC_REG_INT_MASK, ~(DMNIC_INT_LINK | DMNIC_INT_QERR));
+	dmnic_wr32(dm, DMNIC_REG_INT_MASK, ~(u32)(DMNIC_INT_LINK | DMNIC_INT_QERR));
 	schedule_work(&dm->admin_work);
 
 	netdev_info(netdev, "devmem-nic %d.%d, %u queue pairs, MAC %pM\n",
