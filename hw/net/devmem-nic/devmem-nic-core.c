@@ -549,6 +549,7 @@ static bool dmnic_write_cpl(DevmemNicCore *core, unsigned qi, bool tx,
     if (pci_dma_write(core->owner, a, c, size - 4) != MEMTX_OK) {
         goto fail;
     }
+    /* the flags dword (with GEN) must become visible last */
     smp_wmb();
     if (pci_dma_write(core->owner, a + size - 4, c + size - 4, 4) !=
         MEMTX_OK) {
