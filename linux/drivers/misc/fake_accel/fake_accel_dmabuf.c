@@ -1,0 +1,238 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fake-accel: dma-bufs carved from BAR2, exported as P2P memory.
+ *
+ * DMA addresses come from dma_buf_phys_vec_to_sgt() against the BAR2
+ * p2pdma provider (the vfio-pci pattern): bus addresses when the importer
+ * shares a PCIe switch with us, host-bridge mappings when the host bridge
+ * is on the P2PDMA allowlist, refused otherwise.
+ */
+
+#include <linux/dma-buf.h>
+#include <linux/dma-buf-mapping.h>
+#include <linux/dma-resv.h>
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/genalloc.h>
+#include <linux/pci.h>
+#include <linux/pci-p2pdma.h>
+#include <linux/slab.h>
+
+#include "fake_accel.h"
+
+static int faccel_dmabuf_attach(struct dma_buf *dmabuf,
+				struct dma_buf_attachment *attach)
+{
+	struct faccel_buf *buf = dmabuf->priv;
+	struct faccel_dev *fdev = buf->fdev;
+	int ret = 0;
+
+	mutex_lock(&fdev->lock);
+	if (fdev->gone || READ_ONCE(buf->revoked)) {
+		ret = -ENODEV;
+	} else if (pci_p2pdma_distance(fdev->pdev, attach->dev, true) < 0) {
+		dev_warn(&fdev->pdev->dev,
+			 "refusing dma-buf attach from %s %s: it cannot reach BAR2 by PCI peer-to-peer DMA (put both devices behind one PCIe switch)\n",
+			 dev_driver_string(attach->dev), dev_name(attach->dev));
+		ret = -EREMOTEIO;
+	}
+	mutex_unlock(&fdev->lock);
+	return ret;
+}
+
+static struct sg_table *faccel_dmabuf_map(struct dma_buf_attachment *attach,
+					  enum dma_data_direction dir)
+{
+	struct faccel_buf *buf = attach->dmabuf->priv;
+	struct phys_vec vec = { .paddr = buf->phys, .len = buf->size };
+	struct sg_table *sgt;
+
+	dma_resv_assert_held(attach->dmabuf->resv);
+	if (buf->revoked)
+		return ERR_PTR(-ENODEV);
+
+	sgt = dma_buf_phys_vec_to_sgt(attach, buf->fdev->provider, &vec, 1,
+				      buf->size, dir);
+	if (IS_ERR(sgt)) {
+		dev_warn(&buf->fdev->pdev->dev,
+			 "cannot map BAR2 range %#llx+%#zx for %s: %pe\n",
+			 buf->offset, buf->size, dev_name(attach->dev), sgt);
+		return sgt;
+	}
+	buf->nr_maps++;
+	return sgt;
+}
+
+static void faccel_dmabuf_unmap(struct dma_buf_attachment *attach,
+				struct sg_table *sgt,
+				enum dma_data_direction dir)
+{
+	struct faccel_buf *buf = attach->dmabuf->priv;
+
+	/* Only frees the table: no device state, safe after remove(). */
+	dma_buf_free_sgt(attach, sgt, dir);
+	buf->nr_maps--;
+}
+
+static void faccel_dmabuf_release(struct dma_buf *dmabuf)
+{
+	struct faccel_buf *buf = dmabuf->priv;
+	struct faccel_dev *fdev = buf->fdev;
+
+	mutex_lock(&fdev->lock);
+	list_del(&buf->node);
+	fdev->nr_bufs--;
+	gen_pool_free(fdev->pool, buf->phys, buf->size);
+	mutex_unlock(&fdev->lock);
+	kfree(buf);
+	faccel_dev_put(fdev);
+}
+
+static vm_fault_t faccel_vm_fault(struct vm_fault *vmf)
+{
+	struct vm_area_struct *vma = vmf->vma;
+	struct faccel_buf *buf = vma->vm_private_data;
+	unsigned long pgoff, pfn;
+	vm_fault_t ret;
+
+	pgoff = vma->vm_pgoff + ((vmf->address - vma->vm_start) >> PAGE_SHIFT);
+	pfn = faccel_fault_pfn(buf->phys, buf->size, pgoff);
+	if (!pfn)
+		return VM_FAULT_SIGBUS;
+
+	down_read(&buf->fdev->mem_lock);
+	if (buf->revoked)
+		ret = VM_FAULT_SIGBUS;
+	else
+		ret = vmf_insert_pfn(vma, vmf->address, pfn);
+	up_read(&buf->fdev->mem_lock);
+	return ret;
+}
+
+static const struct vm_operations_struct faccel_vm_ops = {
+	.fault = faccel_vm_fault,
+};
+
+static int faccel_dmabuf_mmap(struct dma_buf *dmabuf,
+			      struct vm_area_struct *vma)
+{
+	struct faccel_buf *buf = dmabuf->priv;
+
+	if (READ_ONCE(buf->revoked))
+		return -ENODEV;
+	if (!(vma->vm_flags & VM_SHARED))
+		return -EINVAL;
+
+	vm_flags_set(vma, VM_IO | VM_PFNMAP | VM_DONTEXPAND | VM_DONTDUMP);
+	vma->vm_page_prot = pgprot_writecombine(vma->vm_page_prot);
+	vma->vm_ops = &faccel_vm_ops;
+	vma->vm_private_data = buf;
+	return 0;
+}
+
+static int faccel_dmabuf_cpu_access(struct dma_buf *dmabuf,
+				    enum dma_data_direction dir)
+{
+	struct faccel_buf *buf = dmabuf->priv;
+
+	if (READ_ONCE(buf->revoked))
+		return -ENODEV;
+	/* BAR2 is not cached by the CPU; order the write-combined stores. */
+	mb();
+	return 0;
+}
+
+static const struct dma_buf_ops faccel_dmabuf_ops = {
+	.attach = faccel_dmabuf_attach,
+	.map_dma_buf = faccel_dmabuf_map,
+	.unmap_dma_buf = faccel_dmabuf_unmap,
+	.release = faccel_dmabuf_release,
+	.mmap = faccel_dmabuf_mmap,
+	.begin_cpu_access = faccel_dmabuf_cpu_access,
+	.end_cpu_access = faccel_dmabuf_cpu_access,
+};
+
+/*
+ * Allocate @size bytes (already page aligned) of BAR2 and export them.
+ * Called with fdev->lock held and fdev->gone false.  On success the new
+ * dma-buf holds a reference to @fdev.
+ */
+struct faccel_buf *faccel_buf_create(struct faccel_dev *fdev, size_t size)
+{
+	DEFINE_DMA_BUF_EXPORT_INFO(exp_info);
+	struct faccel_buf *buf;
+	unsigned long phys;
+
+	lockdep_assert_held(&fdev->lock);
+
+	buf = kzalloc_obj(*buf);
+	if (!buf)
+		return ERR_PTR(-ENOMEM);
+
+	phys = gen_pool_alloc(fdev->pool, size);
+	if (!phys) {
+		kfree(buf);
+		return ERR_PTR(-ENOMEM);
+	}
+	buf->fdev = fdev;
+	buf->phys = phys;
+	buf->offset = phys - fdev->mem_phys;
+	buf->size = size;
+
+	exp_info.ops = &faccel_dmabuf_ops;
+	exp_info.size = size;
+	exp_info.flags = O_RDWR | O_CLOEXEC;
+	exp_info.priv = buf;
+	buf->dmabuf = dma_buf_export(&exp_info);
+	if (IS_ERR(buf->dmabuf)) {
+		struct dma_buf *err = buf->dmabuf;
+
+		gen_pool_free(fdev->pool, phys, size);
+		kfree(buf);
+		return ERR_CAST(err);
+	}
+
+	kref_get(&fdev->ref);
+	list_add_tail(&buf->node, &fdev->bufs);
+	fdev->nr_bufs++;
+	return buf;
+}
+
+/*
+ * Revoke every buffer of @fdev: no new attach, map, mmap or CPU access,
+ * CPU mappings are zapped, dynamic importers are told to drop theirs.
+ * Static importers (devmem TCP) cannot be told; their mappings stay until
+ * they unmap.  Called with fdev->lock held.  Returns the number of buffers
+ * revoked by this call and, in @maps, the mappings still held.
+ */
+unsigned int faccel_revoke_all(struct faccel_dev *fdev, unsigned int *maps)
+{
+	struct faccel_buf *buf;
+	unsigned int n = 0;
+	struct file *file;
+
+	lockdep_assert_held(&fdev->lock);
+	*maps = 0;
+
+	down_write(&fdev->mem_lock);
+	list_for_each_entry(buf, &fdev->bufs, node) {
+		if (buf->revoked)
+			continue;
+		file = get_file_active(&buf->dmabuf->file);
+		if (!file) {
+			/* being released, no importer left */
+			WRITE_ONCE(buf->revoked, true);
+			continue;
+		}
+		dma_resv_lock(buf->dmabuf->resv, NULL);
+		WRITE_ONCE(buf->revoked, true);
+		*maps += buf->nr_maps;
+		dma_buf_invalidate_mappings(buf->dmabuf);
+		dma_resv_unlock(buf->dmabuf->resv);
+		unmap_mapping_range(file->f_mapping, 0, 0, 1);
+		fput(file);
+		n++;
+	}
+	up_write(&fdev->mem_lock);
+	return n;
+}

@@ -1,0 +1,362 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fake-accel: driver for devmem-lab's emulated PCIe accelerator (QEMU
+ * -device fake-accel, 1af4:10f1).  BAR2 is device memory; the driver
+ * registers it as a PCI P2PDMA provider and hands out dma-bufs carved from
+ * it through /dev/fake-accelN, so a NIC doing devmem TCP can DMA payload
+ * straight into accelerator memory.  Contract: docs/specs/fake-accel.rst.
+ *
+ * A misc character device, not DRM accel: the only objects are dma-bufs,
+ * and DRM (GEM, PRIME) would pull a lot into the small test kernel.
+ */
+
+#include <linux/dma-buf.h>
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/genalloc.h>
+#include <linux/idr.h>
+#include <linux/io.h>
+#include <linux/module.h>
+#include <linux/pci.h>
+#include <linux/pci-p2pdma.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include "fake_accel.h"
+
+static DEFINE_IDA(faccel_ida);
+
+static void faccel_dev_release(struct kref *ref)
+{
+	struct faccel_dev *fdev = container_of(ref, struct faccel_dev, ref);
+
+	/* every buffer is gone (each held a reference) */
+	gen_pool_destroy(fdev->pool);
+	pci_dev_put(fdev->pdev);
+	kfree(fdev);
+}
+
+void faccel_dev_put(struct faccel_dev *fdev)
+{
+	kref_put(&fdev->ref, faccel_dev_release);
+}
+
+static void faccel_revoke(struct faccel_dev *fdev, const char *why)
+{
+	unsigned int n, maps;
+
+	n = faccel_revoke_all(fdev, &maps);
+	if (n || maps)
+		dev_warn(&fdev->pdev->dev,
+			 "%s: revoked %u buffers, %u mappings still held by importers (they keep the BAR2 range until they unmap)\n",
+			 why, n, maps);
+}
+
+static int faccel_open(struct inode *inode, struct file *file)
+{
+	struct faccel_dev *fdev = container_of(file->private_data,
+					       struct faccel_dev, misc);
+
+	/* misc_open() holds misc_mtx, so remove() cannot race past us */
+	kref_get(&fdev->ref);
+	file->private_data = fdev;
+	return 0;
+}
+
+static int faccel_release(struct inode *inode, struct file *file)
+{
+	faccel_dev_put(file->private_data);
+	return 0;
+}
+
+static long faccel_ioctl_info(struct faccel_dev *fdev, void __user *uarg)
+{
+	struct faccel_info info = {};
+
+	mutex_lock(&fdev->lock);
+	if (fdev->gone) {
+		mutex_unlock(&fdev->lock);
+		return -ENODEV;
+	}
+	info.mem_size = fdev->mem_size;
+	info.mem_free = gen_pool_avail(fdev->pool);
+	info.version = readl(fdev->regs + FACCEL_REG_VERSION);
+	info.reset_count = readl(fdev->regs + FACCEL_REG_RESET_COUNT);
+	info.nr_buffers = fdev->nr_bufs;
+	mutex_unlock(&fdev->lock);
+
+	return copy_to_user(uarg, &info, sizeof(info)) ? -EFAULT : 0;
+}
+
+static long faccel_ioctl_alloc(struct faccel_dev *fdev, void __user *uarg)
+{
+	struct faccel_alloc req;
+	struct faccel_buf *buf;
+	size_t size;
+	int fd, ret;
+
+	if (copy_from_user(&req, uarg, sizeof(req)))
+		return -EFAULT;
+	if (req.flags)
+		return -EINVAL;
+	ret = faccel_alloc_size(req.size, fdev->mem_size, &size);
+	if (ret)
+		return ret;
+
+	fd = get_unused_fd_flags(O_CLOEXEC);
+	if (fd < 0)
+		return fd;
+
+	mutex_lock(&fdev->lock);
+	buf = fdev->gone ? ERR_PTR(-ENODEV) : faccel_buf_create(fdev, size);
+	mutex_unlock(&fdev->lock);
+	if (IS_ERR(buf)) {
+		put_unused_fd(fd);
+		return PTR_ERR(buf);
+	}
+
+	req.size = size;
+	req.offset = buf->offset;
+	req.fd = fd;
+	if (copy_to_user(uarg, &req, sizeof(req))) {
+		put_unused_fd(fd);
+		dma_buf_put(buf->dmabuf);
+		return -EFAULT;
+	}
+	dma_buf_fd_install(buf->dmabuf, fd);
+	return 0;
+}
+
+static long faccel_ioctl_engine(struct faccel_dev *fdev, void __user *uarg)
+{
+	struct faccel_engine eng;
+	u32 cmd;
+	int ret;
+
+	if (copy_from_user(&eng, uarg, sizeof(eng)))
+		return -EFAULT;
+	ret = faccel_engine_cmd(eng.cmd, &cmd);
+	if (ret)
+		return ret;
+
+	mutex_lock(&fdev->lock);
+	if (fdev->gone) {
+		mutex_unlock(&fdev->lock);
+		return -ENODEV;
+	}
+	writel(lower_32_bits(eng.src), fdev->regs + FACCEL_REG_ENG_SRC_LO);
+	writel(upper_32_bits(eng.src), fdev->regs + FACCEL_REG_ENG_SRC_HI);
+	writel(lower_32_bits(eng.dst), fdev->regs + FACCEL_REG_ENG_DST_LO);
+	writel(upper_32_bits(eng.dst), fdev->regs + FACCEL_REG_ENG_DST_HI);
+	writel(eng.len, fdev->regs + FACCEL_REG_ENG_LEN);
+	writel(eng.fill, fdev->regs + FACCEL_REG_ENG_FILL);
+	/* the command completes before this write returns */
+	writel(cmd, fdev->regs + FACCEL_REG_ENG_CMD);
+	eng.status = readl(fdev->regs + FACCEL_REG_ENG_STATUS);
+	eng.crc = readl(fdev->regs + FACCEL_REG_ENG_CRC);
+	eng.done_len = readl(fdev->regs + FACCEL_REG_ENG_DONE_LEN);
+	mutex_unlock(&fdev->lock);
+
+	if (!(eng.status & FACCEL_ENG_STATUS_DONE))
+		return -EIO;
+	return copy_to_user(uarg, &eng, sizeof(eng)) ? -EFAULT : 0;
+}
+
+static long faccel_ioctl_reset(struct faccel_dev *fdev)
+{
+	mutex_lock(&fdev->lock);
+	if (fdev->gone) {
+		mutex_unlock(&fdev->lock);
+		return -ENODEV;
+	}
+	faccel_revoke(fdev, "reset requested");
+	writel(FACCEL_CTRL_RESET, fdev->regs + FACCEL_REG_CTRL);
+	mutex_unlock(&fdev->lock);
+	return 0;
+}
+
+static long faccel_ioctl(struct file *file, unsigned int cmd,
+			 unsigned long arg)
+{
+	struct faccel_dev *fdev = file->private_data;
+	void __user *uarg = (void __user *)arg;
+
+	switch (cmd) {
+	case FACCEL_IOCTL_INFO:
+		return faccel_ioctl_info(fdev, uarg);
+	case FACCEL_IOCTL_ALLOC_DMABUF:
+		return faccel_ioctl_alloc(fdev, uarg);
+	case FACCEL_IOCTL_ENGINE:
+		return faccel_ioctl_engine(fdev, uarg);
+	case FACCEL_IOCTL_RESET:
+		return faccel_ioctl_reset(fdev);
+	}
+	return -ENOTTY;
+}
+
+static const struct file_operations faccel_fops = {
+	.owner = THIS_MODULE,
+	.open = faccel_open,
+	.release = faccel_release,
+	.unlocked_ioctl = faccel_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+};
+
+static int faccel_probe(struct pci_dev *pdev, const struct pci_device_id *id)
+{
+	struct faccel_dev *fdev;
+	void __iomem *regs;
+	u64 reg_size;
+	u32 magic;
+	int ret;
+
+	ret = pcim_enable_device(pdev);
+	if (ret)
+		return ret;
+	regs = pcim_iomap_region(pdev, FACCEL_BAR_REGS, KBUILD_MODNAME);
+	if (IS_ERR(regs))
+		return PTR_ERR(regs);
+	ret = pcim_request_region(pdev, FACCEL_BAR_MEM, KBUILD_MODNAME);
+	if (ret)
+		return ret;
+
+	magic = readl(regs + FACCEL_REG_ID);
+	if (magic != FACCEL_ID_MAGIC) {
+		dev_err(&pdev->dev, "bad ID register %#x\n", magic);
+		return -ENODEV;
+	}
+	reg_size = readl(regs + FACCEL_REG_MEM_SIZE_LO) |
+		   (u64)readl(regs + FACCEL_REG_MEM_SIZE_HI) << 32;
+	if (!(pci_resource_flags(pdev, FACCEL_BAR_MEM) & IORESOURCE_MEM) ||
+	    reg_size < PAGE_SIZE ||
+	    reg_size > pci_resource_len(pdev, FACCEL_BAR_MEM) ||
+	    !PAGE_ALIGNED(pci_resource_start(pdev, FACCEL_BAR_MEM))) {
+		dev_err(&pdev->dev, "BAR2 %pR does not hold %llu bytes\n",
+			&pdev->resource[FACCEL_BAR_MEM], reg_size);
+		return -ENODEV;
+	}
+
+	ret = pcim_p2pdma_init(pdev);
+	if (ret) {
+		dev_err(&pdev->dev, "P2PDMA init failed: %d\n", ret);
+		return ret;
+	}
+
+	fdev = kzalloc_obj(*fdev);
+	if (!fdev)
+		return -ENOMEM;
+	kref_init(&fdev->ref);
+	mutex_init(&fdev->lock);
+	init_rwsem(&fdev->mem_lock);
+	INIT_LIST_HEAD(&fdev->bufs);
+	fdev->pdev = pci_dev_get(pdev);
+	fdev->regs = regs;
+	fdev->mem_phys = pci_resource_start(pdev, FACCEL_BAR_MEM);
+	fdev->mem_size = reg_size;
+	fdev->provider = pcim_p2pdma_provider(pdev, FACCEL_BAR_MEM);
+	if (!fdev->provider) {
+		ret = -ENODEV;
+		goto err_put;
+	}
+
+	fdev->pool = gen_pool_create(PAGE_SHIFT, dev_to_node(&pdev->dev));
+	if (!fdev->pool) {
+		ret = -ENOMEM;
+		goto err_put;
+	}
+	ret = gen_pool_add(fdev->pool, fdev->mem_phys, fdev->mem_size,
+			   dev_to_node(&pdev->dev));
+	if (ret)
+		goto err_pool;
+
+	fdev->id = ida_alloc(&faccel_ida, GFP_KERNEL);
+	if (fdev->id < 0) {
+		ret = fdev->id;
+		goto err_pool;
+	}
+	snprintf(fdev->name, sizeof(fdev->name), "fake-accel%d", fdev->id);
+	fdev->misc.minor = MISC_DYNAMIC_MINOR;
+	fdev->misc.name = fdev->name;
+	fdev->misc.fops = &faccel_fops;
+	fdev->misc.parent = &pdev->dev;
+	fdev->misc.mode = 0600;
+	pci_set_drvdata(pdev, fdev);
+	ret = misc_register(&fdev->misc);
+	if (ret)
+		goto err_ida;
+
+	dev_info(&pdev->dev, "%s: %llu MiB device memory at %pa, P2P provider ready\n",
+		 fdev->name, fdev->mem_size >> 20, &fdev->mem_phys);
+	return 0;
+
+err_ida:
+	ida_free(&faccel_ida, fdev->id);
+err_pool:
+	gen_pool_destroy(fdev->pool);
+	fdev->pool = NULL;
+err_put:
+	pci_dev_put(fdev->pdev);
+	kfree(fdev);
+	return ret;
+}
+
+static void faccel_remove(struct pci_dev *pdev)
+{
+	struct faccel_dev *fdev = pci_get_drvdata(pdev);
+
+	misc_deregister(&fdev->misc);
+	ida_free(&faccel_ida, fdev->id);
+
+	mutex_lock(&fdev->lock);
+	faccel_revoke(fdev, "unbind");
+	fdev->gone = true;
+	fdev->regs = NULL;
+	fdev->provider = NULL;
+	mutex_unlock(&fdev->lock);
+
+	/* pcim/devm release BARs and the p2pdma provider after we return */
+	faccel_dev_put(fdev);
+}
+
+static void faccel_reset_prepare(struct pci_dev *pdev)
+{
+	struct faccel_dev *fdev = pci_get_drvdata(pdev);
+
+	mutex_lock(&fdev->lock);
+	faccel_revoke(fdev, "device reset");
+	mutex_unlock(&fdev->lock);
+}
+
+static void faccel_reset_done(struct pci_dev *pdev)
+{
+	struct faccel_dev *fdev = pci_get_drvdata(pdev);
+
+	mutex_lock(&fdev->lock);
+	dev_info(&pdev->dev, "reset done (reset count %u)\n",
+		 readl(fdev->regs + FACCEL_REG_RESET_COUNT));
+	mutex_unlock(&fdev->lock);
+}
+
+static const struct pci_error_handlers faccel_err_handlers = {
+	.reset_prepare = faccel_reset_prepare,
+	.reset_done = faccel_reset_done,
+};
+
+static const struct pci_device_id faccel_ids[] = {
+	{ PCI_DEVICE(FACCEL_PCI_VENDOR_ID, FACCEL_PCI_DEVICE_ID) },
+	{ }
+};
+MODULE_DEVICE_TABLE(pci, faccel_ids);
+
+static struct pci_driver faccel_driver = {
+	.name = KBUILD_MODNAME,
+	.id_table = faccel_ids,
+	.probe = faccel_probe,
+	.remove = faccel_remove,
+	.err_handler = &faccel_err_handlers,
+};
+module_pci_driver(faccel_driver);
+
+MODULE_DESCRIPTION("devmem-lab fake accelerator: BAR2 device memory as P2P dma-bufs");
+MODULE_LICENSE("GPL");
+MODULE_IMPORT_NS("DMA_BUF");
