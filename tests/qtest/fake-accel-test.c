@@ -7,6 +7,8 @@
 
 #include "qemu/osdep.h"
 #include <sys/mman.h>
+#include "qemu/bswap.h"
+#include "qemu/cutils.h"
 #include "libqtest.h"
 #include "libqos/libqos-pc.h"
 #include "libqos/pci.h"
@@ -34,7 +36,7 @@ static void find_dev(QPCIDevice *dev, int devfn, void *data)
 
 static void fa_start_args(FAState *s, const char *args)
 {
-    s->qs = qtest_pc_boot("%s", args);
+    s->qs = qtest_pc_boot("-nodefaults %s", args);
     s->dev = NULL;
     qpci_device_foreach(s->qs->pcibus, FACCEL_PCI_VENDOR_ID,
                         FACCEL_PCI_DEVICE_ID, find_dev, &s->dev);
@@ -225,8 +227,16 @@ static void test_reset(void)
     cmd = qpci_config_readw(s.dev, pos + PCI_EXP_DEVCTL);
     qpci_config_writew(s.dev, pos + PCI_EXP_DEVCTL,
                        cmd | PCI_EXP_DEVCTL_BCR_FLR);
+    /* FLR also resets config space: BARs and decoding must be set again */
+    g_assert_cmphex(qpci_config_readw(s.dev, PCI_COMMAND) &
+                    PCI_COMMAND_MEMORY, ==, 0);
+    qpci_device_enable(s.dev);
+    s.regs = qpci_iomap(s.dev, FACCEL_BAR_REGS, NULL);
+    s.mem = qpci_iomap(s.dev, FACCEL_BAR_MEM, NULL);
     g_assert_cmpuint(rd(&s, FACCEL_REG_RESET_COUNT), ==, count + 2);
     g_assert_cmphex(rd(&s, FACCEL_REG_SCRATCH), ==, 0);
+    qpci_memread(s.dev, s.mem, 0x3000, &out, 1);
+    g_assert_cmphex(out, ==, 0x5a);
     fa_stop(&s);
 }
 
@@ -444,7 +454,7 @@ static void test_memdev_bad_size(void)
     QTestState *qts;
     QDict *rsp;
 
-    qts = qtest_init("-object memory-backend-ram,id=am,size=3M");
+    qts = qtest_init("-nodefaults -object memory-backend-ram,id=am,size=3M");
     rsp = qtest_qmp(qts, "{'execute': 'device_add', 'arguments': {"
                     "'driver': 'fake-accel', 'memdev': 'am'}}");
     g_assert_true(qdict_haskey(rsp, "error"));
@@ -468,7 +478,6 @@ static void test_fault_window(void)
 {
     uint8_t in[4096], out[4096];
     FAState s;
-    uint32_t hits;
 
     fa_start(&s, ",mem-size=1M");
     fill_pattern(in, sizeof(in), 7);
@@ -511,16 +520,6 @@ static void test_fault_window(void)
     g_assert_cmphex(engine(&s, FACCEL_ENG_OP_CRC, 0x3000, 0, 0x1000), ==,
                     FACCEL_ENG_STATUS_DONE);
 
-    /* device DMA into the window (as a peer would do) fails */
-    g_assert_cmphex(engine(&s, FACCEL_ENG_OP_CRC | FACCEL_ENG_CMD_SRC_HOST,
-                           s.mem.addr + 0x3000, 0, 0x2000), ==,
-                    eng_err(FACCEL_ENG_ERR_DMA));
-    g_assert_cmpuint(rd(&s, FACCEL_REG_ENG_DONE_LEN), ==, 0x1000);
-    g_assert_cmphex(engine(&s, FACCEL_ENG_OP_FILL | FACCEL_ENG_CMD_DST_HOST,
-                           0, s.mem.addr + 0x4000, 16), ==,
-                    eng_err(FACCEL_ENG_ERR_DMA));
-    hits = rd(&s, FACCEL_REG_FAULT_HITS);
-    g_assert_cmpuint(hits, >, 4);
     /* outside the window, device DMA to its own BAR works */
     g_assert_cmphex(engine(&s, FACCEL_ENG_OP_CRC | FACCEL_ENG_CMD_SRC_HOST,
                            s.mem.addr + 0x5000, 0, 0x1000), ==,
@@ -548,9 +547,95 @@ static void test_fault_window(void)
     set_fault(&s, 0x4000, 0x1000, true);
     wr(&s, FACCEL_REG_CTRL, FACCEL_CTRL_RESET);
     g_assert_cmphex(qpci_io_readl(s.dev, s.mem, 0x4000), ==,
-                    ldl_le_p(in));
+                    (uint32_t)ldl_le_p(in));
     g_assert_cmpuint(rd(&s, FACCEL_REG_FAULT_HITS), ==, 0);
     fa_stop(&s);
+}
+
+typedef struct {
+    QPCIDevice *dev[2];
+    int n;
+} FAPair;
+
+static void find_two(QPCIDevice *dev, int devfn, void *data)
+{
+    FAPair *p = data;
+
+    g_assert_cmpint(p->n, <, 2);
+    p->dev[p->n++] = dev;
+}
+
+/*
+ * Peer-to-peer: device A's engine DMAs into device B's BAR2, as a NIC does
+ * with devmem payload; B's fault window makes those peer writes fail.
+ */
+static void test_p2p(void)
+{
+    const uint32_t len = 2 * FACCEL_ENG_CHUNK;
+    g_autofree uint8_t *in = g_malloc(len);
+    g_autofree uint8_t *out = g_malloc(len);
+    FAPair p = { };
+    FAState a, b;
+    uint64_t host;
+
+    a.qs = qtest_pc_boot("-nodefaults -device fake-accel,mem-size=1M "
+                         "-device fake-accel,mem-size=1M");
+    qpci_device_foreach(a.qs->pcibus, FACCEL_PCI_VENDOR_ID,
+                        FACCEL_PCI_DEVICE_ID, find_two, &p);
+    g_assert_cmpint(p.n, ==, 2);
+    b.qs = a.qs;
+    a.dev = p.dev[0];
+    b.dev = p.dev[1];
+    qpci_device_enable(a.dev);
+    qpci_device_enable(b.dev);
+    a.regs = qpci_iomap(a.dev, FACCEL_BAR_REGS, NULL);
+    a.mem = qpci_iomap(a.dev, FACCEL_BAR_MEM, &a.mem_size);
+    b.regs = qpci_iomap(b.dev, FACCEL_BAR_REGS, NULL);
+    b.mem = qpci_iomap(b.dev, FACCEL_BAR_MEM, &b.mem_size);
+
+    /* host RAM -> A's engine -> B's BAR2 (peer write) */
+    fill_pattern(in, len, 8);
+    host = guest_alloc(&a.qs->alloc, len);
+    qtest_memwrite(a.qs->qts, host, in, len);
+    g_assert_cmphex(engine(&a, FACCEL_ENG_OP_COPY | FACCEL_ENG_CMD_SRC_HOST |
+                           FACCEL_ENG_CMD_DST_HOST, host,
+                           b.mem.addr + 0x8000, len), ==,
+                    FACCEL_ENG_STATUS_DONE);
+    /* B's own engine and the CPU see the bytes */
+    g_assert_cmphex(engine(&b, FACCEL_ENG_OP_CRC, 0x8000, 0, len), ==,
+                    FACCEL_ENG_STATUS_DONE);
+    g_assert_cmphex(rd(&b, FACCEL_REG_ENG_CRC), ==, ref_crc32(in, len));
+    qpci_memread(b.dev, b.mem, 0x8000, out, len);
+    g_assert_cmpmem(in, len, out, len);
+
+    /* peer read: A's CRC over B's BAR2 */
+    g_assert_cmphex(engine(&a, FACCEL_ENG_OP_CRC | FACCEL_ENG_CMD_SRC_HOST,
+                           b.mem.addr + 0x8000, 0, len), ==,
+                    FACCEL_ENG_STATUS_DONE);
+    g_assert_cmphex(rd(&a, FACCEL_REG_ENG_CRC), ==, ref_crc32(in, len));
+
+    /* B's fault window fails the second page of the peer write */
+    set_fault(&b, 0x9000, 0x1000, true);
+    g_assert_cmphex(engine(&a, FACCEL_ENG_OP_FILL | FACCEL_ENG_CMD_DST_HOST,
+                           0, b.mem.addr + 0x8000, len), ==,
+                    eng_err(FACCEL_ENG_ERR_DMA));
+    g_assert_cmpuint(rd(&a, FACCEL_REG_ENG_DONE_LEN), ==, 0x1000);
+    g_assert_cmpuint(rd(&b, FACCEL_REG_FAULT_HITS), >, 0);
+    /* and the peer read of it */
+    wr(&b, FACCEL_REG_FAULT_HITS, 0);
+    g_assert_cmphex(engine(&a, FACCEL_ENG_OP_CRC | FACCEL_ENG_CMD_SRC_HOST,
+                           b.mem.addr + 0x9000, 0, 16), ==,
+                    eng_err(FACCEL_ENG_ERR_DMA));
+    g_assert_cmpuint(rd(&b, FACCEL_REG_FAULT_HITS), >, 0);
+    /* the first page was filled with zeroes (ENG_FILL is 0), not the rest */
+    set_fault(&b, 0, 0, false);
+    qpci_memread(b.dev, b.mem, 0x8000, out, len);
+    g_assert_true(buffer_is_zero(out, 0x1000));
+    g_assert_cmpmem(in + 0x1000, 0x1000, out + 0x1000, 0x1000);
+
+    guest_free(&a.qs->alloc, host);
+    g_free(b.dev);
+    fa_stop(&a);
 }
 
 int main(int argc, char **argv)
@@ -566,5 +651,6 @@ int main(int argc, char **argv)
     qtest_add_func("/fake-accel/memdev", test_memdev);
     qtest_add_func("/fake-accel/memdev-bad-size", test_memdev_bad_size);
     qtest_add_func("/fake-accel/fault-window", test_fault_window);
+    qtest_add_func("/fake-accel/p2p", test_p2p);
     return g_test_run();
 }
