@@ -1,21 +1,122 @@
 /*
- * QTest for devmem-nic: identity and BARs.
+ * QTest for devmem-nic: the contract of docs/specs/devmem-nic.rst.
+ *
+ * Frames go in and out through a socket netdev (socketpair); the test
+ * plays the driver through BAR0 and guest memory.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
 #include "qemu/osdep.h"
+#include "qemu/bswap.h"
+#include "qemu/units.h"
+#include <sys/socket.h>
 #include "libqtest.h"
 #include "libqos/libqos-pc.h"
 #include "libqos/pci.h"
+#include "standard-headers/linux/pci_regs.h"
+#include "qobject/qdict.h"
+#include "devmem-lab-pkt.h"
 #include "../../hw/net/devmem-nic/devmem-nic-regs.h"
 
-typedef struct {
+#define HBUF_LEN        256
+#define PBUF_LEN        4096
+#define MAX_BUFS        128
+#define FRAME_MAX       70000
+#define NQ              4
+
+typedef struct DQ {
+    uint64_t ring[5];
+    uint32_t size[5];
+    uint32_t hbr_tail;
+    uint32_t pbr_tail;
+    uint32_t rxc_head;
+    bool rxc_gen;
+    uint32_t txd_tail;
+    uint32_t txc_head;
+    uint64_t hbuf[MAX_BUFS];
+    uint32_t hlen[MAX_BUFS];
+    uint64_t pbuf[MAX_BUFS];
+    uint32_t plen[MAX_BUFS];
+} DQ;
+
+typedef struct DN {
     QOSState *qs;
+    QTestState *qts;
     QPCIDevice *dev;
     QPCIBar regs;
     uint64_t regs_size;
-} DNState;
+    int sv[2];
+    uint64_t frames;
+    unsigned nq;
+    DQ q[NQ];
+} DN;
+
+typedef struct Cpl {
+    uint16_t hdr_id;
+    uint16_t hdr_len;
+    uint16_t pay_id;
+    uint8_t rss_type;
+    uint32_t pay_len;
+    uint32_t pkt_len;
+    uint32_t hash;
+    uint16_t vlan;
+    uint16_t l4_off;
+    uint16_t rule;
+    uint32_t flags;
+} Cpl;
+
+static const uint16_t ring_off[5] = {
+    DMNIC_Q_HBR, DMNIC_Q_PBR, DMNIC_Q_RXC, DMNIC_Q_TXD, DMNIC_Q_TXC,
+};
+static const uint32_t ring_esize[5] = {
+    DMNIC_RXD_SIZE, DMNIC_RXD_SIZE, DMNIC_RXC_SIZE, DMNIC_TXD_SIZE,
+    DMNIC_TXC_SIZE,
+};
+enum { HBR, PBR, RXC, TXD, TXC };
+
+/* ------------------------------------------------------------------ */
+/* Register and memory helpers                                         */
+/* ------------------------------------------------------------------ */
+
+static uint32_t rd(DN *s, uint32_t off)
+{
+    return qpci_io_readl(s->dev, s->regs, off);
+}
+
+static void wr(DN *s, uint32_t off, uint32_t val)
+{
+    qpci_io_writel(s->dev, s->regs, off, val);
+}
+
+static uint64_t rd64(DN *s, uint32_t off)
+{
+    return qpci_io_readq(s->dev, s->regs, off);
+}
+
+static uint32_t qrd(DN *s, unsigned q, uint32_t off)
+{
+    return rd(s, DMNIC_QREG(q, off));
+}
+
+static void qwr(DN *s, unsigned q, uint32_t off, uint32_t val)
+{
+    wr(s, DMNIC_QREG(q, off), val);
+}
+
+static uint64_t qstat(DN *s, unsigned q, uint32_t off)
+{
+    return rd64(s, DMNIC_QREG(q, off));
+}
+
+static uint64_t galloc(DN *s, size_t size)
+{
+    uint64_t a = guest_alloc(&s->qs->alloc, size);
+
+    g_assert_cmphex(a & 63, ==, 0);
+    qtest_memset(s->qts, a, 0, size);
+    return a;
+}
 
 static void find_dev(QPCIDevice *dev, int devfn, void *data)
 {
@@ -24,47 +125,1667 @@ static void find_dev(QPCIDevice *dev, int devfn, void *data)
     *pdev = dev;
 }
 
-static void dn_start(DNState *s, const char *extra)
+static void dn_start(DN *s, const char *extra)
 {
-    s->qs = qtest_pc_boot("-netdev hubport,id=n0,hubid=0 "
-                          "-device devmem-nic,netdev=n0,"
-                          "mac=52:54:00:12:34:56%s", extra);
-    s->dev = NULL;
+    int ret;
+
+    memset(s, 0, sizeof(*s));
+    ret = socketpair(PF_UNIX, SOCK_STREAM, 0, s->sv);
+    g_assert_cmpint(ret, !=, -1);
+    s->qs = qtest_pc_boot("-netdev socket,id=n0,fd=%d "
+                          "-device devmem-nic,id=nic,netdev=n0,"
+                          "mac=52:54:00:12:34:56,queues=%d%s",
+                          s->sv[1], NQ, extra ? extra : "");
+    s->qts = s->qs->qts;
     qpci_device_foreach(s->qs->pcibus, DMNIC_PCI_VENDOR_ID,
                         DMNIC_PCI_DEVICE_ID, find_dev, &s->dev);
     g_assert_nonnull(s->dev);
     qpci_device_enable(s->dev);
     s->regs = qpci_iomap(s->dev, DMNIC_BAR_REGS, &s->regs_size);
+    s->nq = rd(s, DMNIC_REG_NUM_QUEUES);
+    s->frames = rd64(s, DMNIC_REG_G_RX_FRAMES);
 }
 
-static void dn_stop(DNState *s)
+static void dn_stop(DN *s)
 {
     g_free(s->dev);
     qtest_shutdown(s->qs);
+    close(s->sv[0]);
+    close(s->sv[1]);
 }
+
+/* all frames without a rule go to queue q */
+static void steer_all_to(DN *s, unsigned q)
+{
+    wr(s, DMNIC_REG_RSS_CTRL, 0);
+    wr(s, DMNIC_REG_DEFAULT_QUEUE, q);
+}
+
+/* ------------------------------------------------------------------ */
+/* Rings                                                               */
+/* ------------------------------------------------------------------ */
+
+static void ring_setup(DN *s, unsigned q, int r, uint32_t n)
+{
+    DQ *d = &s->q[q];
+
+    d->size[r] = n;
+    d->ring[r] = galloc(s, n * ring_esize[r]);
+    qwr(s, q, ring_off[r] + DMNIC_RING_BASE_LO, d->ring[r]);
+    qwr(s, q, ring_off[r] + DMNIC_RING_BASE_HI, d->ring[r] >> 32);
+    qwr(s, q, ring_off[r] + DMNIC_RING_SIZE, n);
+}
+
+static void post_rxd(DN *s, unsigned q, int r, uint64_t addr, uint32_t len,
+                     uint16_t id)
+{
+    DQ *d = &s->q[q];
+    uint32_t *tail = r == HBR ? &d->hbr_tail : &d->pbr_tail;
+    uint8_t desc[DMNIC_RXD_SIZE] = { 0 };
+
+    stq_le_p(desc + DMNIC_RXD_ADDR, addr);
+    stl_le_p(desc + DMNIC_RXD_LEN, len);
+    stw_le_p(desc + DMNIC_RXD_ID, id);
+    qtest_memwrite(s->qts, d->ring[r] + *tail * DMNIC_RXD_SIZE, desc,
+                   sizeof(desc));
+    *tail = (*tail + 1) % d->size[r];
+}
+
+static void ring_doorbell(DN *s, unsigned q, int r)
+{
+    DQ *d = &s->q[q];
+
+    qwr(s, q, ring_off[r] + DMNIC_RING_DRV,
+        r == HBR ? d->hbr_tail : r == PBR ? d->pbr_tail : d->txd_tail);
+}
+
+/* post nh header buffers and np payload buffers of plen bytes */
+static void post_bufs(DN *s, unsigned q, unsigned nh, unsigned np,
+                      uint32_t plen)
+{
+    DQ *d = &s->q[q];
+    unsigned i;
+
+    for (i = 0; i < nh; i++) {
+        uint16_t id = d->hbr_tail;
+
+        if (!d->hbuf[id]) {
+            d->hbuf[id] = galloc(s, HBUF_LEN);
+        }
+        d->hlen[id] = HBUF_LEN;
+        post_rxd(s, q, HBR, d->hbuf[id], HBUF_LEN, id);
+    }
+    for (i = 0; i < np; i++) {
+        uint16_t id = d->pbr_tail;
+
+        if (!d->pbuf[id]) {
+            d->pbuf[id] = galloc(s, PBUF_LEN);
+        }
+        d->plen[id] = plen;
+        post_rxd(s, q, PBR, d->pbuf[id], plen, id);
+    }
+    ring_doorbell(s, q, HBR);
+    ring_doorbell(s, q, PBR);
+}
+
+static void rx_setup(DN *s, unsigned q, bool hds, bool post)
+{
+    DQ *d = &s->q[q];
+
+    ring_setup(s, q, HBR, 64);
+    ring_setup(s, q, PBR, 64);
+    ring_setup(s, q, RXC, 128);
+    d->hbr_tail = d->pbr_tail = d->rxc_head = 0;
+    d->rxc_gen = true;
+    qwr(s, q, DMNIC_Q_CTRL, DMNIC_Q_CTRL_RX_ENABLE |
+        (hds ? DMNIC_Q_CTRL_HDS_ENABLE : 0));
+    g_assert_cmphex(qrd(s, q, DMNIC_Q_STATUS) & DMNIC_Q_STATUS_RX_QUIESCED,
+                    ==, 0);
+    if (post) {
+        post_bufs(s, q, 32, 32, PBUF_LEN);
+    }
+}
+
+static void tx_setup(DN *s, unsigned q)
+{
+    DQ *d = &s->q[q];
+
+    ring_setup(s, q, TXD, 64);
+    ring_setup(s, q, TXC, 64);
+    d->txd_tail = d->txc_head = 0;
+    qwr(s, q, DMNIC_Q_CTRL, qrd(s, q, DMNIC_Q_CTRL) | DMNIC_Q_CTRL_TX_ENABLE);
+}
+
+/* send a frame into the cable and wait until the device has seen it */
+static void inject(DN *s, const uint8_t *frame, size_t len)
+{
+    gint64 end = g_get_monotonic_time() + 10 * G_USEC_PER_SEC;
+
+    dl_sock_send(s->sv[0], frame, len);
+    s->frames++;
+    while (rd64(s, DMNIC_REG_G_RX_FRAMES) < s->frames) {
+        g_assert_cmpint(g_get_monotonic_time(), <, end);
+        g_usleep(1000);
+    }
+}
+
+static void read_cpl(DN *s, unsigned q, uint32_t idx, Cpl *c)
+{
+    uint8_t b[DMNIC_RXC_SIZE];
+
+    qtest_memread(s->qts, s->q[q].ring[RXC] + idx * DMNIC_RXC_SIZE, b,
+                  sizeof(b));
+    c->hdr_id = lduw_le_p(b + DMNIC_RXC_HDR_ID);
+    c->hdr_len = lduw_le_p(b + DMNIC_RXC_HDR_LEN);
+    c->pay_id = lduw_le_p(b + DMNIC_RXC_PAY_ID);
+    c->rss_type = b[DMNIC_RXC_RSS_TYPE];
+    c->pay_len = ldl_le_p(b + DMNIC_RXC_PAY_LEN);
+    c->pkt_len = ldl_le_p(b + DMNIC_RXC_PKT_LEN);
+    c->hash = ldl_le_p(b + DMNIC_RXC_RSS_HASH);
+    c->vlan = lduw_le_p(b + DMNIC_RXC_VLAN_TCI);
+    c->l4_off = lduw_le_p(b + DMNIC_RXC_L4_OFF);
+    c->rule = lduw_le_p(b + DMNIC_RXC_FS_RULE);
+    c->flags = ldl_le_p(b + DMNIC_RXC_FLAGS);
+}
+
+/* number of completions the device has written and we have not consumed */
+static uint32_t cpl_pending(DN *s, unsigned q)
+{
+    DQ *d = &s->q[q];
+    uint32_t dev;
+
+    if (!d->size[RXC]) {
+        return 0;
+    }
+    dev = qrd(s, q, DMNIC_Q_RXC + DMNIC_RING_DEV);
+    return (dev - d->rxc_head) % d->size[RXC];
+}
+
+typedef struct RxPkt {
+    Cpl first;
+    unsigned ncpl;
+    uint8_t *hdr;
+    size_t hdr_len;
+    uint8_t *pay;
+    size_t pay_len;
+    uint16_t pay_ids[64];
+} RxPkt;
+
+/*
+ * Consume one packet from queue q: checks SOP/EOP/GEN framing and copies
+ * the header and payload bytes out of the buffers named in the completions.
+ */
+static void rx_packet(DN *s, unsigned q, RxPkt *p)
+{
+    DQ *d = &s->q[q];
+    Cpl c;
+
+    memset(p, 0, sizeof(*p));
+    p->pay = g_malloc0(FRAME_MAX);
+    g_assert_cmpuint(cpl_pending(s, q), >, 0);
+    for (;;) {
+        read_cpl(s, q, d->rxc_head, &c);
+        g_assert_cmphex(!!(c.flags & DMNIC_RXC_F_GEN), ==, d->rxc_gen);
+        if (!p->ncpl) {
+            g_assert_true(c.flags & DMNIC_RXC_F_SOP);
+            g_assert_true(c.flags & DMNIC_RXC_F_HDR);
+            p->first = c;
+            g_assert_cmpuint(c.hdr_id, <, MAX_BUFS);
+            g_assert_cmpuint(c.hdr_len, <=, d->hlen[c.hdr_id]);
+            p->hdr_len = c.hdr_len;
+            p->hdr = g_malloc0(HBUF_LEN);
+            qtest_memread(s->qts, d->hbuf[c.hdr_id], p->hdr, c.hdr_len);
+        } else {
+            g_assert_false(c.flags & DMNIC_RXC_F_SOP);
+            g_assert_cmpuint(c.pkt_len, ==, p->first.pkt_len);
+        }
+        if (c.flags & DMNIC_RXC_F_PAY) {
+            g_assert_cmpuint(c.pay_id, <, MAX_BUFS);
+            g_assert_cmpuint(c.pay_len, <=, d->plen[c.pay_id]);
+            g_assert_cmpuint(p->pay_len + c.pay_len, <=, FRAME_MAX);
+            qtest_memread(s->qts, d->pbuf[c.pay_id], p->pay + p->pay_len,
+                          c.pay_len);
+            p->pay_len += c.pay_len;
+            p->pay_ids[p->ncpl] = c.pay_id;
+        }
+        p->ncpl++;
+        d->rxc_head = (d->rxc_head + 1) % d->size[RXC];
+        if (!d->rxc_head) {
+            d->rxc_gen = !d->rxc_gen;
+        }
+        if (c.flags & DMNIC_RXC_F_EOP) {
+            break;
+        }
+        g_assert_cmpuint(p->ncpl, <, 64);
+    }
+    qwr(s, q, DMNIC_Q_RXC + DMNIC_RING_DRV, d->rxc_head);
+    g_assert_cmpuint(p->first.pkt_len, ==, p->hdr_len + p->pay_len);
+}
+
+static void rx_packet_free(RxPkt *p)
+{
+    g_free(p->hdr);
+    g_free(p->pay);
+}
+
+/* ------------------------------------------------------------------ */
+/* Identity                                                            */
+/* ------------------------------------------------------------------ */
 
 static void test_identity(void)
 {
-    DNState s;
+    DN s;
 
-    dn_start(&s, ",queues=4");
+    dn_start(&s, NULL);
     g_assert_cmpuint(s.regs_size, ==, DMNIC_BAR_REGS_SIZE);
-    g_assert_cmphex(qpci_io_readl(s.dev, s.regs, DMNIC_REG_ID), ==,
-                    DMNIC_ID_MAGIC);
-    g_assert_cmphex(qpci_io_readl(s.dev, s.regs, DMNIC_REG_VERSION), ==,
-                    DMNIC_VERSION);
-    g_assert_cmpuint(qpci_io_readl(s.dev, s.regs, DMNIC_REG_NUM_QUEUES), ==,
-                     4);
-    g_assert_cmphex(qpci_io_readl(s.dev, s.regs, DMNIC_REG_MAC_LO), ==,
-                    0x12005452);
-    g_assert_cmphex(qpci_io_readl(s.dev, s.regs, DMNIC_REG_MAC_HI), ==,
-                    0x5634);
+    g_assert_cmphex(rd(&s, DMNIC_REG_ID), ==, DMNIC_ID_MAGIC);
+    g_assert_cmphex(rd(&s, DMNIC_REG_VERSION), ==, DMNIC_VERSION);
+    g_assert_cmpuint(rd(&s, DMNIC_REG_NUM_QUEUES), ==, NQ);
+    g_assert_cmphex(rd(&s, DMNIC_REG_MAC_LO), ==, 0x12005452);
+    g_assert_cmphex(rd(&s, DMNIC_REG_MAC_HI), ==, 0x5634);
+    g_assert_cmphex(rd(&s, DMNIC_REG_CAPS) & 0x1f, ==, 0x1f);
+    g_assert_cmpuint(rd(&s, DMNIC_REG_NUM_FS_RULES), ==, 256);
+    g_assert_cmpuint(rd(&s, DMNIC_REG_RSS_INDIR_SIZE), ==, 128);
+    g_assert_cmphex(rd(&s, DMNIC_REG_STATUS), ==, DMNIC_STATUS_LINK_UP);
+    g_assert_cmphex(qrd(&s, 0, DMNIC_Q_STATUS), ==,
+                    DMNIC_Q_STATUS_RX_QUIESCED | DMNIC_Q_STATUS_TX_QUIESCED);
+    /* MSI-X: one vector per queue pair plus admin */
+    qpci_msix_enable(s.dev);
+    g_assert_cmpuint(qpci_msix_table_size(s.dev), ==, NQ + 1);
+    qpci_msix_disable(s.dev);
     dn_stop(&s);
 }
 
+static void test_queues_property(void)
+{
+    DN s;
+    int ret;
+
+    memset(&s, 0, sizeof(s));
+    ret = socketpair(PF_UNIX, SOCK_STREAM, 0, s.sv);
+    g_assert_cmpint(ret, !=, -1);
+    s.qs = qtest_pc_boot("-netdev socket,id=n0,fd=%d "
+                         "-device devmem-nic,netdev=n0,queues=32", s.sv[1]);
+    s.qts = s.qs->qts;
+    qpci_device_foreach(s.qs->pcibus, DMNIC_PCI_VENDOR_ID,
+                        DMNIC_PCI_DEVICE_ID, find_dev, &s.dev);
+    g_assert_nonnull(s.dev);
+    qpci_device_enable(s.dev);
+    s.regs = qpci_iomap(s.dev, DMNIC_BAR_REGS, NULL);
+    g_assert_cmpuint(rd(&s, DMNIC_REG_NUM_QUEUES), ==, 32);
+    qpci_msix_enable(s.dev);
+    g_assert_cmpuint(qpci_msix_table_size(s.dev), ==, 33);
+    /* the last queue's block works */
+    qwr(&s, 31, DMNIC_Q_HDS_THRESH, 77);
+    g_assert_cmpuint(qrd(&s, 31, DMNIC_Q_HDS_THRESH), ==, 77);
+    dn_stop(&s);
+}
+
+/* ------------------------------------------------------------------ */
+/* Header split                                                        */
+/* ------------------------------------------------------------------ */
+
+typedef struct SplitCase {
+    int l3;
+    int l4;
+    size_t payload;
+    int vlan;
+    size_t ip4opt;
+    int ext6;
+    size_t tcpopt;
+} SplitCase;
+
+static void check_split(DN *s, unsigned q, const DlPktSpec *spec)
+{
+    g_autofree uint8_t *frame = g_malloc0(FRAME_MAX);
+    size_t len, hlen;
+    RxPkt p;
+    uint64_t nsplit = qstat(s, q, DMNIC_Q_RX_SPLIT);
+
+    len = dl_pkt_build(spec, frame, &hlen);
+    inject(s, frame, len);
+    rx_packet(s, q, &p);
+    g_assert_true(p.first.flags & DMNIC_RXC_F_SPLIT);
+    g_assert_cmpuint(p.hdr_len, ==, hlen);
+    g_assert_cmpmem(p.hdr, p.hdr_len, frame, hlen);
+    g_assert_cmpmem(p.pay, p.pay_len, frame + hlen, len - hlen);
+    g_assert_cmpuint(p.first.pkt_len, ==, len);
+    g_assert_cmpuint(qstat(s, q, DMNIC_Q_RX_SPLIT), ==, nsplit + 1);
+    g_assert_true(p.first.flags & DMNIC_RXC_F_L4_CSUM_OK);
+    g_assert_true(p.first.flags & (spec->l4 == DL_PROTO_TCP ?
+                                   DMNIC_RXC_F_TCP : DMNIC_RXC_F_UDP));
+    g_assert_true(p.first.flags & (spec->l3 == 4 ? DMNIC_RXC_F_IPV4 :
+                                   DMNIC_RXC_F_IPV6));
+    if (spec->l3 == 4) {
+        g_assert_true(p.first.flags & DMNIC_RXC_F_L3_CSUM_OK);
+    }
+    if (spec->vlan_tags) {
+        g_assert_true(p.first.flags & DMNIC_RXC_F_VLAN);
+        g_assert_cmphex(p.first.vlan, ==, spec->vlan_tci);
+    } else {
+        g_assert_false(p.first.flags & DMNIC_RXC_F_VLAN);
+    }
+    rx_packet_free(&p);
+}
+
+static void test_split(const void *data)
+{
+    const SplitCase *c = data;
+    DlPktSpec spec;
+    DN s;
+
+    dn_start(&s, NULL);
+    steer_all_to(&s, 0);
+    rx_setup(&s, 0, true, true);
+    dl_pkt_default(&spec, c->l3, c->l4, c->payload);
+    spec.vlan_tags = c->vlan;
+    spec.vlan_tci = 0x0123;
+    spec.ip4_opt_len = c->ip4opt;
+    spec.ip6_ext_hdrs = c->ext6;
+    spec.tcp_opt_len = c->tcpopt;
+    check_split(&s, 0, &spec);
+    /* and the smallest payload: one byte */
+    spec.payload_len = 1;
+    check_split(&s, 0, &spec);
+    dn_stop(&s);
+}
+
+static const SplitCase split_cases[] = {
+    { 4, DL_PROTO_TCP, 1000, 0, 0, 0, 0 },
+    { 6, DL_PROTO_TCP, 1000, 0, 0, 0, 0 },
+    { 4, DL_PROTO_UDP, 1000, 0, 0, 0, 0 },
+    { 6, DL_PROTO_UDP, 1000, 0, 0, 0, 0 },
+    { 4, DL_PROTO_TCP, 1000, 1, 0, 0, 0 },
+    { 6, DL_PROTO_TCP, 1000, 2, 0, 0, 0 },
+    { 4, DL_PROTO_TCP, 1000, 0, 40, 0, 12 },
+    { 6, DL_PROTO_TCP, 1000, 0, 0, 3, 40 },
+};
+static const char *const split_names[] = {
+    "ipv4-tcp", "ipv6-tcp", "ipv4-udp", "ipv6-udp", "ipv4-tcp-vlan",
+    "ipv6-tcp-qinq", "ipv4-options-tcp-options", "ipv6-exthdrs-tcp-options",
+};
+
+static void test_multibuf(void)
+{
+    g_autofree uint8_t *frame = g_malloc0(FRAME_MAX);
+    DlPktSpec spec;
+    size_t len, hlen;
+    RxPkt p;
+    DN s;
+    unsigned i;
+
+    dn_start(&s, NULL);
+    steer_all_to(&s, 0);
+    rx_setup(&s, 0, true, false);
+    /* post payload buffers with IDs in descending order */
+    post_bufs(&s, 0, 4, 0, PBUF_LEN);
+    for (i = 0; i < 20; i++) {
+        uint16_t id = 60 - i;
+
+        s.q[0].pbuf[id] = galloc(&s, PBUF_LEN);
+        s.q[0].plen[id] = PBUF_LEN;
+        post_rxd(&s, 0, PBR, s.q[0].pbuf[id], PBUF_LEN, id);
+    }
+    ring_doorbell(&s, 0, PBR);
+
+    /* 9000-byte MTU frame: three payload buffers */
+    dl_pkt_default(&spec, 4, DL_PROTO_TCP, 9000 - 40);
+    len = dl_pkt_build(&spec, frame, &hlen);
+    inject(&s, frame, len);
+    rx_packet(&s, 0, &p);
+    g_assert_cmpuint(p.ncpl, ==, 3);
+    g_assert_cmpuint(p.pay_ids[0], ==, 60);
+    g_assert_cmpuint(p.pay_ids[1], ==, 59);
+    g_assert_cmpuint(p.pay_ids[2], ==, 58);
+    g_assert_cmpmem(p.hdr, p.hdr_len, frame, hlen);
+    g_assert_cmpmem(p.pay, p.pay_len, frame + hlen, len - hlen);
+    rx_packet_free(&p);
+
+    /* a 64 KiB-class frame: 16 payload buffers */
+    dl_pkt_default(&spec, 6, DL_PROTO_TCP, 65000 - 14 - 40 - 20);
+    spec.payload_seed = 0x77;
+    len = dl_pkt_build(&spec, frame, &hlen);
+    inject(&s, frame, len);
+    rx_packet(&s, 0, &p);
+    g_assert_cmpuint(p.ncpl, ==, 16);
+    g_assert_cmpmem(p.pay, p.pay_len, frame + hlen, len - hlen);
+    rx_packet_free(&p);
+    g_assert_cmpuint(qrd(&s, 0, DMNIC_Q_PBR + DMNIC_RING_DEV), ==, 19);
+
+    /* only one payload buffer left: the next big frame is dropped whole */
+    dl_pkt_default(&spec, 4, DL_PROTO_TCP, 9000 - 40);
+    len = dl_pkt_build(&spec, frame, NULL);
+    inject(&s, frame, len);
+    g_assert_cmpuint(qstat(&s, 0, DMNIC_Q_RX_DROP_NOBUF), ==, 1);
+    g_assert_cmpuint(cpl_pending(&s, 0), ==, 0);
+    g_assert_cmpuint(qrd(&s, 0, DMNIC_Q_PBR + DMNIC_RING_DEV), ==, 19);
+    g_assert_cmpuint(qrd(&s, 0, DMNIC_Q_HBR + DMNIC_RING_DEV), ==, 2);
+    dn_stop(&s);
+}
+
+static void expect_unsplit(DN *s, const DlPktSpec *spec, bool in_hdr)
+{
+    g_autofree uint8_t *frame = g_malloc0(FRAME_MAX);
+    size_t len;
+    RxPkt p;
+    uint64_t n = qstat(s, 0, DMNIC_Q_RX_NOSPLIT);
+
+    len = dl_pkt_build(spec, frame, NULL);
+    inject(s, frame, len);
+    rx_packet(s, 0, &p);
+    g_assert_false(p.first.flags & DMNIC_RXC_F_SPLIT);
+    if (in_hdr) {
+        g_assert_cmpuint(p.ncpl, ==, 1);
+        g_assert_false(p.first.flags & DMNIC_RXC_F_PAY);
+        g_assert_cmpmem(p.hdr, p.hdr_len, frame, len);
+    } else {
+        g_assert_cmpuint(p.hdr_len, ==, HBUF_LEN);
+        g_assert_cmpmem(p.hdr, p.hdr_len, frame, HBUF_LEN);
+        g_assert_cmpmem(p.pay, p.pay_len, frame + HBUF_LEN, len - HBUF_LEN);
+    }
+    g_assert_cmpuint(qstat(s, 0, DMNIC_Q_RX_NOSPLIT), ==, n + 1);
+    rx_packet_free(&p);
+}
+
+static void expect_split(DN *s, const DlPktSpec *spec)
+{
+    check_split(s, 0, spec);
+}
+
+static void test_hds_thresh(void)
+{
+    DlPktSpec spec;
+    DN s;
+
+    dn_start(&s, NULL);
+    steer_all_to(&s, 0);
+    rx_setup(&s, 0, true, true);
+
+    /* thresh 0: a pure ACK has no payload and stays in the header buffer */
+    dl_pkt_default(&spec, 4, DL_PROTO_TCP, 0);
+    expect_unsplit(&s, &spec, true);
+    spec.payload_len = 1;
+    expect_split(&s, &spec);
+
+    qwr(&s, 0, DMNIC_Q_HDS_THRESH, 100);
+    spec.payload_len = 99;
+    expect_unsplit(&s, &spec, true);
+    spec.payload_len = 100;
+    expect_split(&s, &spec);
+    spec.payload_len = 500;     /* below thresh but bigger than hbuf */
+    qwr(&s, 0, DMNIC_Q_HDS_THRESH, 501);
+    expect_unsplit(&s, &spec, false);
+
+    /* HDS disabled: nothing is split */
+    qwr(&s, 0, DMNIC_Q_HDS_THRESH, 0);
+    qwr(&s, 0, DMNIC_Q_CTRL, DMNIC_Q_CTRL_RX_ENABLE);
+    spec.payload_len = 1000;
+    expect_unsplit(&s, &spec, false);
+    spec.payload_len = 10;
+    expect_unsplit(&s, &spec, true);
+    dn_stop(&s);
+}
+
+static void test_nosplit_rule(void)
+{
+    DlPktSpec spec;
+    DN s;
+
+    dn_start(&s, NULL);
+    steer_all_to(&s, 0);
+    rx_setup(&s, 0, true, true);
+
+    /* non-IP frames */
+    dl_pkt_default(&spec, 0, 0, 20);
+    expect_unsplit(&s, &spec, true);
+    dl_pkt_default(&spec, 0, 0, 1000);
+    expect_unsplit(&s, &spec, false);
+    /* IP fragments are not split */
+    dl_pkt_default(&spec, 4, DL_PROTO_UDP, 1000);
+    spec.ip4_frag = true;
+    expect_unsplit(&s, &spec, false);
+    /* another L4 protocol (ICMP-like) */
+    dl_pkt_default(&spec, 4, 1, 1000);
+    expect_unsplit(&s, &spec, false);
+    dn_stop(&s);
+}
+
+static void test_hdr_too_big(void)
+{
+    g_autofree uint8_t *frame = g_malloc0(FRAME_MAX);
+    DlPktSpec spec;
+    size_t len, hlen;
+    DN s;
+    RxPkt p;
+
+    dn_start(&s, NULL);
+    steer_all_to(&s, 0);
+    rx_setup(&s, 0, true, false);
+    s.q[0].hbuf[0] = galloc(&s, HBUF_LEN);
+    s.q[0].hlen[0] = 128;
+    post_rxd(&s, 0, HBR, s.q[0].hbuf[0], 128, 0);
+    ring_doorbell(&s, 0, HBR);
+    post_bufs(&s, 0, 0, 8, PBUF_LEN);
+
+    dl_pkt_default(&spec, 6, DL_PROTO_TCP, 1000);
+    spec.ip6_ext_hdrs = 6;
+    spec.tcp_opt_len = 40;
+    len = dl_pkt_build(&spec, frame, &hlen);
+    g_assert_cmpuint(hlen, >, 128);
+    inject(&s, frame, len);
+    rx_packet(&s, 0, &p);
+    g_assert_false(p.first.flags & DMNIC_RXC_F_SPLIT);
+    g_assert_cmpuint(p.hdr_len, ==, 128);
+    g_assert_cmpmem(p.hdr, 128, frame, 128);
+    g_assert_cmpmem(p.pay, p.pay_len, frame + 128, len - 128);
+    g_assert_cmpuint(qstat(&s, 0, DMNIC_Q_RX_HDR_TOO_BIG), ==, 1);
+    rx_packet_free(&p);
+    dn_stop(&s);
+}
+
+/* ------------------------------------------------------------------ */
+/* Checksums                                                           */
+/* ------------------------------------------------------------------ */
+
+static uint32_t rx_flags_of(DN *s, const DlPktSpec *spec)
+{
+    g_autofree uint8_t *frame = g_malloc0(FRAME_MAX);
+    size_t len = dl_pkt_build(spec, frame, NULL);
+    RxPkt p;
+    uint32_t f;
+
+    inject(s, frame, len);
+    rx_packet(s, 0, &p);
+    f = p.first.flags;
+    rx_packet_free(&p);
+    return f & (DMNIC_RXC_F_L3_CSUM_OK | DMNIC_RXC_F_L3_CSUM_BAD |
+                DMNIC_RXC_F_L4_CSUM_OK | DMNIC_RXC_F_L4_CSUM_BAD);
+}
+
+static void test_rx_csum(void)
+{
+    DlPktSpec spec;
+    DN s;
+
+    dn_start(&s, NULL);
+    steer_all_to(&s, 0);
+    rx_setup(&s, 0, true, true);
+
+    dl_pkt_default(&spec, 4, DL_PROTO_TCP, 333);
+    g_assert_cmphex(rx_flags_of(&s, &spec), ==,
+                    DMNIC_RXC_F_L3_CSUM_OK | DMNIC_RXC_F_L4_CSUM_OK);
+    spec.bad_l3_csum = true;
+    g_assert_cmphex(rx_flags_of(&s, &spec), ==,
+                    DMNIC_RXC_F_L3_CSUM_BAD | DMNIC_RXC_F_L4_CSUM_OK);
+    spec.bad_l3_csum = false;
+    spec.bad_l4_csum = true;
+    g_assert_cmphex(rx_flags_of(&s, &spec), ==,
+                    DMNIC_RXC_F_L3_CSUM_OK | DMNIC_RXC_F_L4_CSUM_BAD);
+    dl_pkt_default(&spec, 4, DL_PROTO_UDP, 333);
+    g_assert_cmphex(rx_flags_of(&s, &spec), ==,
+                    DMNIC_RXC_F_L3_CSUM_OK | DMNIC_RXC_F_L4_CSUM_OK);
+    spec.bad_l4_csum = true;
+    g_assert_cmphex(rx_flags_of(&s, &spec), ==,
+                    DMNIC_RXC_F_L3_CSUM_OK | DMNIC_RXC_F_L4_CSUM_BAD);
+    dl_pkt_default(&spec, 6, DL_PROTO_TCP, 1001);
+    spec.ip6_ext_hdrs = 2;
+    g_assert_cmphex(rx_flags_of(&s, &spec), ==, DMNIC_RXC_F_L4_CSUM_OK);
+    spec.bad_l4_csum = true;
+    g_assert_cmphex(rx_flags_of(&s, &spec), ==, DMNIC_RXC_F_L4_CSUM_BAD);
+    dl_pkt_default(&spec, 6, DL_PROTO_UDP, 7);
+    g_assert_cmphex(rx_flags_of(&s, &spec), ==, DMNIC_RXC_F_L4_CSUM_OK);
+    spec.bad_l4_csum = true;
+    g_assert_cmphex(rx_flags_of(&s, &spec), ==, DMNIC_RXC_F_L4_CSUM_BAD);
+    g_assert_cmpuint(qstat(&s, 0, DMNIC_Q_RX_CSUM_BAD), ==, 5);
+    dn_stop(&s);
+}
+
+/* ------------------------------------------------------------------ */
+/* Flow steering                                                       */
+/* ------------------------------------------------------------------ */
+
+typedef struct Rule {
+    bool ipv6;
+    int l4;
+    uint32_t src[4], src_mask[4], dst[4], dst_mask[4];
+    uint16_t sport, sport_mask, dport, dport_mask;
+    uint32_t action;
+} Rule;
+
+static void rule_write(DN *s, unsigned idx, const Rule *r, bool valid)
+{
+    int i;
+
+    wr(s, DMNIC_REG_FS_INDEX, idx);
+    wr(s, DMNIC_REG_FS_CTRL, (valid ? DMNIC_FS_CTRL_VALID : 0) |
+       (r->ipv6 ? DMNIC_FS_CTRL_IPV6 : 0) |
+       (r->l4 << DMNIC_FS_CTRL_L4_SHIFT));
+    wr(s, DMNIC_REG_FS_ACTION, r->action);
+    wr(s, DMNIC_REG_FS_PORTS, r->sport | (r->dport << 16));
+    wr(s, DMNIC_REG_FS_PORTS_MASK, r->sport_mask | (r->dport_mask << 16));
+    for (i = 0; i < 4; i++) {
+        wr(s, DMNIC_REG_FS_SRC_IP + 4 * i, r->src[i]);
+        wr(s, DMNIC_REG_FS_SRC_IP_MASK + 4 * i, r->src_mask[i]);
+        wr(s, DMNIC_REG_FS_DST_IP + 4 * i, r->dst[i]);
+        wr(s, DMNIC_REG_FS_DST_IP_MASK + 4 * i, r->dst_mask[i]);
+    }
+    wr(s, DMNIC_REG_FS_CMD, DMNIC_FS_CMD_WRITE);
+}
+
+/* inject and return the queue the packet landed on, or -1 if dropped */
+static int landed(DN *s, const DlPktSpec *spec, Cpl *out)
+{
+    g_autofree uint8_t *frame = g_malloc0(FRAME_MAX);
+    size_t len = dl_pkt_build(spec, frame, NULL);
+    unsigned q;
+    int found = -1;
+
+    inject(s, frame, len);
+    for (q = 0; q < NQ; q++) {
+        if (cpl_pending(s, q)) {
+            RxPkt p;
+
+            g_assert_cmpint(found, ==, -1);
+            rx_packet(s, q, &p);
+            g_assert_cmpmem(p.hdr, p.hdr_len, frame, p.hdr_len);
+            g_assert_cmpmem(p.pay, p.pay_len, frame + p.hdr_len,
+                            len - p.hdr_len);
+            if (out) {
+                *out = p.first;
+            }
+            rx_packet_free(&p);
+            found = q;
+        }
+    }
+    return found;
+}
+
+static void all_rx_setup(DN *s)
+{
+    unsigned q;
+
+    for (q = 0; q < NQ; q++) {
+        rx_setup(s, q, true, true);
+    }
+}
+
+static void test_flow_steer(void)
+{
+    DlPktSpec v4, v6;
+    Rule r;
+    Cpl c;
+    DN s;
+    int i;
+
+    dn_start(&s, NULL);
+    steer_all_to(&s, 0);
+    all_rx_setup(&s);
+    dl_pkt_default(&v4, 4, DL_PROTO_TCP, 100);
+    dl_pkt_default(&v6, 6, DL_PROTO_TCP, 100);
+    g_assert_cmpint(landed(&s, &v4, &c), ==, 0);
+    g_assert_false(c.flags & DMNIC_RXC_F_FS_MATCH);
+    g_assert_cmphex(c.rule, ==, 0xffff);
+
+    /* rule 10: tcp4 dst-port 2000 -> queue 2 */
+    memset(&r, 0, sizeof(r));
+    r.l4 = DMNIC_FS_L4_TCP;
+    r.dport = 2000;
+    r.dport_mask = 0xffff;
+    r.action = 2;
+    rule_write(&s, 10, &r, true);
+    g_assert_cmpint(landed(&s, &v4, &c), ==, 2);
+    g_assert_true(c.flags & DMNIC_RXC_F_FS_MATCH);
+    g_assert_cmpuint(c.rule, ==, 10);
+    /* the same rule does not match UDP, IPv6 or another port */
+    v4.l4 = DL_PROTO_UDP;
+    g_assert_cmpint(landed(&s, &v4, NULL), ==, 0);
+    v4.l4 = DL_PROTO_TCP;
+    g_assert_cmpint(landed(&s, &v6, NULL), ==, 0);
+    v4.dport = 2001;
+    g_assert_cmpint(landed(&s, &v4, NULL), ==, 0);
+    v4.dport = 2000;
+
+    /* rule 5: src 10.0.0.0/24, dst 10.0.0.2/32, sport 0x03xx -> queue 3 */
+    memset(&r, 0, sizeof(r));
+    r.l4 = DMNIC_FS_L4_TCP;
+    r.src[0] = 0x0a0000ff;
+    r.src_mask[0] = 0xffffff00;
+    r.dst[0] = 0x0a000002;
+    r.dst_mask[0] = 0xffffffff;
+    r.sport = 0x03ff;           /* 1000 = 0x03e8 */
+    r.sport_mask = 0xff00;
+    r.action = 3;
+    rule_write(&s, 5, &r, true);
+    g_assert_cmpint(landed(&s, &v4, &c), ==, 3);   /* lower index wins */
+    g_assert_cmpuint(c.rule, ==, 5);
+    dl_ip4(v4.saddr, 10, 0, 1, 1);                 /* outside the /24 */
+    g_assert_cmpint(landed(&s, &v4, &c), ==, 2);
+    dl_ip4(v4.saddr, 10, 0, 0, 1);
+    v4.sport = 0x0400;                             /* sport mask */
+    g_assert_cmpint(landed(&s, &v4, &c), ==, 2);
+    v4.sport = 1000;
+
+    /* read back rule 5 */
+    wr(&s, DMNIC_REG_FS_INDEX, 5);
+    wr(&s, DMNIC_REG_FS_CTRL, 0);
+    wr(&s, DMNIC_REG_FS_CMD, DMNIC_FS_CMD_READ);
+    g_assert_cmphex(rd(&s, DMNIC_REG_FS_CTRL), ==, DMNIC_FS_CTRL_VALID |
+                    (DMNIC_FS_L4_TCP << DMNIC_FS_CTRL_L4_SHIFT));
+    g_assert_cmphex(rd(&s, DMNIC_REG_FS_SRC_IP_MASK), ==, 0xffffff00);
+    g_assert_cmphex(rd(&s, DMNIC_REG_FS_PORTS), ==, 0x07d003ff);
+
+    /* rule 1: drop all UDP over IPv4 */
+    memset(&r, 0, sizeof(r));
+    r.l4 = DMNIC_FS_L4_UDP;
+    r.action = DMNIC_FS_ACTION_DROP;
+    rule_write(&s, 1, &r, true);
+    v4.l4 = DL_PROTO_UDP;
+    g_assert_cmpint(landed(&s, &v4, NULL), ==, -1);
+    g_assert_cmpuint(rd64(&s, DMNIC_REG_G_RX_DROP_RULE), ==, 1);
+    v4.l4 = DL_PROTO_TCP;
+
+    /* delete rule 5: back to rule 10 */
+    memset(&r, 0, sizeof(r));
+    rule_write(&s, 5, &r, false);
+    g_assert_cmpint(landed(&s, &v4, &c), ==, 2);
+    g_assert_cmpuint(c.rule, ==, 10);
+
+    /* rule 200: tcp6, dst address fd40::/16 masked, dst port 2000 -> 1 */
+    memset(&r, 0, sizeof(r));
+    r.ipv6 = true;
+    r.l4 = DMNIC_FS_L4_TCP;
+    for (i = 0; i < 4; i++) {
+        r.dst[i] = ldl_be_p(v6.daddr + 4 * i);
+    }
+    r.dst[3] ^= 0xff;           /* wildcarded below */
+    r.dst_mask[0] = 0xffff0000;
+    r.dst_mask[3] = 0xffffff00;
+    r.dport = 2000;
+    r.dport_mask = 0xffff;
+    r.action = 1;
+    rule_write(&s, 200, &r, true);
+    g_assert_cmpint(landed(&s, &v6, &c), ==, 1);
+    g_assert_cmpuint(c.rule, ==, 200);
+    v6.daddr[15] ^= 0x01;       /* still inside the mask */
+    g_assert_cmpint(landed(&s, &v6, &c), ==, 1);
+    v6.daddr[14] ^= 0x01;       /* outside */
+    g_assert_cmpint(landed(&s, &v6, &c), ==, 0);
+    v6.daddr[14] ^= 0x01;
+
+    /* IPv4 rule with L4 "any": all IPv4 from 10.0.0.1 -> queue 3, index 0 */
+    memset(&r, 0, sizeof(r));
+    r.l4 = DMNIC_FS_L4_ANY;
+    r.src[0] = 0x0a000001;
+    r.src_mask[0] = 0xffffffff;
+    r.action = 3;
+    rule_write(&s, 0, &r, true);
+    v4.l4 = DL_PROTO_UDP;
+    g_assert_cmpint(landed(&s, &v4, &c), ==, 3);
+    g_assert_cmpint(landed(&s, &v6, &c), ==, 1);
+
+    /* a rule pointing at a queue that does not exist drops */
+    r.action = NQ + 5;
+    rule_write(&s, 0, &r, true);
+    g_assert_cmpint(landed(&s, &v4, NULL), ==, -1);
+    g_assert_cmpuint(rd64(&s, DMNIC_REG_G_RX_DROP_BADQ), ==, 1);
+
+    /* clear all */
+    wr(&s, DMNIC_REG_FS_CMD, DMNIC_FS_CMD_CLEAR_ALL);
+    g_assert_cmpint(landed(&s, &v6, &c), ==, 0);
+    dn_stop(&s);
+}
+
+static void test_flow_rule_255(void)
+{
+    DlPktSpec v4;
+    Rule r;
+    DN s;
+
+    dn_start(&s, NULL);
+    steer_all_to(&s, 0);
+    all_rx_setup(&s);
+    dl_pkt_default(&v4, 4, DL_PROTO_UDP, 10);
+    memset(&r, 0, sizeof(r));
+    r.l4 = DMNIC_FS_L4_UDP;
+    r.action = 1;
+    rule_write(&s, 255, &r, true);
+    g_assert_cmpint(landed(&s, &v4, NULL), ==, 1);
+    /* index 256 is out of range: the write is ignored */
+    r.action = 2;
+    rule_write(&s, 256, &r, true);
+    g_assert_cmpint(landed(&s, &v4, NULL), ==, 1);
+    dn_stop(&s);
+}
+
+/* ------------------------------------------------------------------ */
+/* RSS                                                                 */
+/* ------------------------------------------------------------------ */
+
+static const uint8_t ms_key[40] = {
+    0x6d, 0x5a, 0x56, 0xda, 0x25, 0x5b, 0x0e, 0xc2,
+    0x41, 0x67, 0x25, 0x3d, 0x43, 0xa3, 0x8f, 0xb0,
+    0xd0, 0xca, 0x2b, 0xcb, 0xae, 0x7b, 0x30, 0xb4,
+    0x77, 0xcb, 0x2d, 0xa3, 0x80, 0x30, 0xf2, 0x0c,
+    0x6a, 0x42, 0xb7, 0x3b, 0xbe, 0xac, 0x01, 0xfa,
+};
+
+static void set_key(DN *s, const uint8_t *key)
+{
+    int i;
+
+    for (i = 0; i < 10; i++) {
+        wr(s, DMNIC_REG_RSS_KEY + 4 * i, ldl_le_p(key + 4 * i));
+    }
+}
+
+static void test_rss(void)
+{
+    DlPktSpec spec;
+    Cpl c;
+    DN s;
+    int i;
+    static const uint8_t v6s[16] = {
+        0x3f, 0xfe, 0x25, 0x01, 0x02, 0x00, 0x1f, 0xff, 0, 0, 0, 0, 0, 0, 0,
+        7 };
+    static const uint8_t v6d[16] = {
+        0x3f, 0xfe, 0x25, 0x01, 0x02, 0x00, 0x00, 0x03, 0, 0, 0, 0, 0, 0, 0,
+        1 };
+
+    dn_start(&s, NULL);
+    all_rx_setup(&s);
+    g_assert_cmphex(rd(&s, DMNIC_REG_RSS_CTRL), ==, DMNIC_RSS_CTRL_ENABLE);
+    g_assert_cmphex(rd(&s, DMNIC_REG_RSS_FIELDS), ==, DMNIC_RSS_F_ALL);
+    g_assert_cmphex(rd(&s, DMNIC_REG_RSS_KEY), ==, ldl_le_p(ms_key));
+    set_key(&s, ms_key);
+    for (i = 0; i < 128; i++) {
+        g_assert_cmpuint(rd(&s, DMNIC_REG_RSS_INDIR + 4 * i), ==, i % NQ);
+        wr(&s, DMNIC_REG_RSS_INDIR + 4 * i, 0);
+    }
+
+    /* Microsoft RSS verification suite, IPv4 */
+    dl_pkt_default(&spec, 4, DL_PROTO_TCP, 10);
+    dl_ip4(spec.daddr, 161, 142, 100, 80);
+    dl_ip4(spec.saddr, 66, 9, 149, 187);
+    spec.dport = 1766;
+    spec.sport = 2794;
+    g_assert_cmpint(landed(&s, &spec, &c), ==, 0);
+    g_assert_true(c.flags & DMNIC_RXC_F_RSS);
+    g_assert_cmpuint(c.rss_type, ==, DMNIC_RSS_TYPE_IPV4_TCP);
+    g_assert_cmphex(c.hash, ==, 0x51ccc178);
+
+    /* the indirection table steers: entry hash & 127 -> queue 3 */
+    wr(&s, DMNIC_REG_RSS_INDIR + 4 * (0x51ccc178 & 127), 3);
+    g_assert_cmpint(landed(&s, &spec, &c), ==, 3);
+
+    dl_ip4(spec.daddr, 65, 69, 140, 83);
+    dl_ip4(spec.saddr, 199, 92, 111, 2);
+    spec.dport = 4739;
+    spec.sport = 14230;
+    g_assert_cmpint(landed(&s, &spec, &c), ==, 0);
+    g_assert_cmphex(c.hash, ==, 0xc626b0ea);
+
+    /* hash fields: IPv4 2-tuple only */
+    wr(&s, DMNIC_REG_RSS_FIELDS, DMNIC_RSS_F_IPV4 | DMNIC_RSS_F_IPV6);
+    g_assert_cmpint(landed(&s, &spec, &c), ==, 0);
+    g_assert_cmpuint(c.rss_type, ==, DMNIC_RSS_TYPE_IPV4);
+    g_assert_cmphex(c.hash, ==, 0xd718262a);
+    dl_ip4(spec.daddr, 161, 142, 100, 80);
+    dl_ip4(spec.saddr, 66, 9, 149, 187);
+    g_assert_cmpint(landed(&s, &spec, &c), ==, 0);
+    g_assert_cmphex(c.hash, ==, 0x323e8fc2);
+
+    /* IPv6 */
+    wr(&s, DMNIC_REG_RSS_FIELDS, DMNIC_RSS_F_ALL);
+    dl_pkt_default(&spec, 6, DL_PROTO_TCP, 10);
+    memcpy(spec.saddr, v6s, 16);
+    memcpy(spec.daddr, v6d, 16);
+    spec.dport = 1766;
+    spec.sport = 2794;
+    g_assert_cmpint(landed(&s, &spec, &c), ==, 0);
+    g_assert_cmpuint(c.rss_type, ==, DMNIC_RSS_TYPE_IPV6_TCP);
+    g_assert_cmphex(c.hash, ==, 0x40207d3d);
+    wr(&s, DMNIC_REG_RSS_FIELDS, DMNIC_RSS_F_IPV6);
+    g_assert_cmpint(landed(&s, &spec, &c), ==, 0);
+    g_assert_cmpuint(c.rss_type, ==, DMNIC_RSS_TYPE_IPV6);
+    g_assert_cmphex(c.hash, ==, 0x2cc18cd5);
+
+    /* no field selected: no hash, DEFAULT_QUEUE */
+    wr(&s, DMNIC_REG_RSS_FIELDS, 0);
+    wr(&s, DMNIC_REG_DEFAULT_QUEUE, 2);
+    g_assert_cmpint(landed(&s, &spec, &c), ==, 2);
+    g_assert_false(c.flags & DMNIC_RXC_F_RSS);
+    g_assert_cmpuint(c.rss_type, ==, DMNIC_RSS_TYPE_NONE);
+
+    /* another key gives another hash */
+    wr(&s, DMNIC_REG_RSS_FIELDS, DMNIC_RSS_F_ALL);
+    wr(&s, DMNIC_REG_RSS_KEY, 0x12345678);
+    g_assert_cmpint(landed(&s, &spec, &c), ==, 0);
+    g_assert_cmphex(c.hash, !=, 0x40207d3d);
+    dn_stop(&s);
+}
+
+/* ------------------------------------------------------------------ */
+/* TX                                                                  */
+/* ------------------------------------------------------------------ */
+
+static void post_txd(DN *s, unsigned q, uint64_t addr, uint32_t len,
+                     uint16_t id, uint16_t flags, uint16_t cstart,
+                     uint16_t coff)
+{
+    DQ *d = &s->q[q];
+    uint8_t desc[DMNIC_TXD_SIZE] = { 0 };
+
+    stq_le_p(desc + DMNIC_TXD_ADDR, addr);
+    stl_le_p(desc + DMNIC_TXD_LEN, len);
+    stw_le_p(desc + DMNIC_TXD_ID, id);
+    stw_le_p(desc + DMNIC_TXD_FLAGS, flags);
+    stw_le_p(desc + DMNIC_TXD_CSUM_START, cstart);
+    stw_le_p(desc + DMNIC_TXD_CSUM_OFFSET, coff);
+    qtest_memwrite(s->qts, d->ring[TXD] + d->txd_tail * DMNIC_TXD_SIZE, desc,
+                   sizeof(desc));
+    d->txd_tail = (d->txd_tail + 1) % d->size[TXD];
+}
+
+static void read_txc(DN *s, unsigned q, uint32_t idx, uint16_t *id,
+                     uint16_t *ndesc, uint32_t *len, uint32_t *status,
+                     uint32_t *flags)
+{
+    uint8_t b[DMNIC_TXC_SIZE];
+
+    qtest_memread(s->qts, s->q[q].ring[TXC] + idx * DMNIC_TXC_SIZE, b,
+                  sizeof(b));
+    *id = lduw_le_p(b + DMNIC_TXC_ID);
+    *ndesc = lduw_le_p(b + DMNIC_TXC_NDESC);
+    *len = ldl_le_p(b + DMNIC_TXC_LEN);
+    *status = ldl_le_p(b + DMNIC_TXC_STATUS);
+    *flags = ldl_le_p(b + DMNIC_TXC_FLAGS);
+}
+
+/* a TCP frame whose checksum field holds the pseudo-header sum */
+static size_t partial_frame(uint8_t *frame, size_t payload, size_t *l4_off)
+{
+    DlPktSpec spec;
+    size_t len, hlen;
+    uint32_t sum;
+
+    dl_pkt_default(&spec, 4, DL_PROTO_TCP, payload);
+    len = dl_pkt_build(&spec, frame, &hlen);
+    *l4_off = 14 + 20;
+    sum = dl_csum_add(0, spec.saddr, 4);
+    sum = dl_csum_add(sum, spec.daddr, 4);
+    sum += DL_PROTO_TCP + (len - *l4_off);
+    stw_be_p(frame + *l4_off + 16, dl_csum_fold(sum));
+    return len;
+}
+
+static void test_tx_gather_csum(void)
+{
+    g_autofree uint8_t *frame = g_malloc0(FRAME_MAX);
+    g_autofree uint8_t *out = g_malloc0(FRAME_MAX);
+    uint64_t b0, b1, b2;
+    size_t len, l4_off;
+    ssize_t got;
+    uint16_t id, ndesc;
+    uint32_t clen, status, flags;
+    DN s;
+    int i;
+
+    dn_start(&s, NULL);
+    tx_setup(&s, 1);
+    len = partial_frame(frame, 1000, &l4_off);
+    g_assert_false(dl_pkt_l4_csum_ok(frame, len));
+
+    /* three buffers, the middle one at an odd address */
+    b0 = galloc(&s, 4096);
+    b1 = galloc(&s, 4096) + 3;
+    b2 = galloc(&s, 4096);
+    qtest_memwrite(s.qts, b0, frame, 54);
+    qtest_memwrite(s.qts, b1, frame + 54, 301);
+    qtest_memwrite(s.qts, b2, frame + 355, len - 355);
+    post_txd(&s, 1, b0, 54, 0xabc, DMNIC_TXD_F_CSUM, l4_off, 16);
+    post_txd(&s, 1, b1, 301, 0, 0, 0, 0);
+    ring_doorbell(&s, 1, TXD);
+    /* no EOP yet: nothing is sent */
+    g_assert_cmpint(dl_sock_recv(s.sv[0], out, FRAME_MAX, 100), ==, -1);
+    g_assert_cmpuint(qrd(&s, 1, DMNIC_Q_TXD + DMNIC_RING_DEV), ==, 0);
+    post_txd(&s, 1, b2, len - 355, 0, DMNIC_TXD_F_EOP, 0, 0);
+    ring_doorbell(&s, 1, TXD);
+
+    got = dl_sock_recv(s.sv[0], out, FRAME_MAX, 5000);
+    g_assert_cmpint(got, ==, len);
+    g_assert_true(dl_pkt_l4_csum_ok(out, len));
+    /* everything but the checksum is byte-exact */
+    g_assert_cmpmem(out, l4_off + 16, frame, l4_off + 16);
+    g_assert_cmpmem(out + l4_off + 18, len - l4_off - 18,
+                    frame + l4_off + 18, len - l4_off - 18);
+
+    g_assert_cmpuint(qrd(&s, 1, DMNIC_Q_TXD + DMNIC_RING_DEV), ==, 3);
+    g_assert_cmpuint(qrd(&s, 1, DMNIC_Q_TXC + DMNIC_RING_DEV), ==, 1);
+    read_txc(&s, 1, 0, &id, &ndesc, &clen, &status, &flags);
+    g_assert_cmphex(id, ==, 0xabc);
+    g_assert_cmpuint(ndesc, ==, 3);
+    g_assert_cmpuint(clen, ==, len);
+    g_assert_cmpuint(status, ==, DMNIC_TXC_S_OK);
+    g_assert_cmphex(flags, ==, DMNIC_TXC_F_GEN);
+    g_assert_cmpuint(qstat(&s, 1, DMNIC_Q_TX_PACKETS), ==, 1);
+    g_assert_cmpuint(qstat(&s, 1, DMNIC_Q_TX_BYTES), ==, len);
+    g_assert_cmpuint(qstat(&s, 1, DMNIC_Q_TX_CSUM), ==, 1);
+    g_assert_cmphex(qrd(&s, 1, DMNIC_Q_INT_CAUSE), ==, DMNIC_Q_INT_TX);
+
+    /* a short frame is padded to 60 bytes */
+    qtest_memwrite(s.qts, b0, frame, 20);
+    post_txd(&s, 1, b0, 20, 7, DMNIC_TXD_F_EOP, 0, 0);
+    ring_doorbell(&s, 1, TXD);
+    got = dl_sock_recv(s.sv[0], out, FRAME_MAX, 5000);
+    g_assert_cmpint(got, ==, 60);
+    g_assert_cmpmem(out, 20, frame, 20);
+    for (i = 20; i < 60; i++) {
+        g_assert_cmphex(out[i], ==, 0);
+    }
+    read_txc(&s, 1, 1, &id, &ndesc, &clen, &status, &flags);
+    g_assert_cmpuint(id, ==, 7);
+    g_assert_cmpuint(clen, ==, 20);
+    dn_stop(&s);
+}
+
+static void test_tx_cpl_ring_full(void)
+{
+    g_autofree uint8_t *out = g_malloc0(FRAME_MAX);
+    uint8_t frame[64];
+    uint64_t b;
+    unsigned i;
+    DN s;
+
+    dn_start(&s, NULL);
+    ring_setup(&s, 0, TXD, 16);
+    ring_setup(&s, 0, TXC, 8);
+    qwr(&s, 0, DMNIC_Q_CTRL, DMNIC_Q_CTRL_TX_ENABLE);
+    b = galloc(&s, 64);
+    memset(frame, 0x5a, sizeof(frame));
+    qtest_memwrite(s.qts, b, frame, sizeof(frame));
+    for (i = 0; i < 10; i++) {
+        post_txd(&s, 0, b, 64, i, DMNIC_TXD_F_EOP, 0, 0);
+    }
+    ring_doorbell(&s, 0, TXD);
+    /* only 7 completion slots: 7 packets go out */
+    g_assert_cmpuint(qstat(&s, 0, DMNIC_Q_TX_PACKETS), ==, 7);
+    g_assert_cmpuint(qrd(&s, 0, DMNIC_Q_TXD + DMNIC_RING_DEV), ==, 7);
+    /* the driver consumes 5 completions: the rest goes */
+    qwr(&s, 0, DMNIC_Q_TXC + DMNIC_RING_DRV, 5);
+    g_assert_cmpuint(qstat(&s, 0, DMNIC_Q_TX_PACKETS), ==, 10);
+    for (i = 0; i < 10; i++) {
+        g_assert_cmpint(dl_sock_recv(s.sv[0], out, FRAME_MAX, 5000), ==, 64);
+    }
+    dn_stop(&s);
+}
+
+/* ------------------------------------------------------------------ */
+/* Queue enable/disable, reset, link, interrupts                       */
+/* ------------------------------------------------------------------ */
+
+static void test_queue_restart(void)
+{
+    g_autofree uint8_t *frame = g_malloc0(FRAME_MAX);
+    DlPktSpec spec;
+    size_t len;
+    RxPkt p;
+    DN s;
+    int i;
+
+    dn_start(&s, NULL);
+    steer_all_to(&s, 2);
+    rx_setup(&s, 2, true, true);
+    dl_pkt_default(&spec, 4, DL_PROTO_TCP, 3000);
+    len = dl_pkt_build(&spec, frame, NULL);
+    /* traffic */
+    for (i = 0; i < 3; i++) {
+        inject(&s, frame, len);
+    }
+    g_assert_cmpuint(qrd(&s, 2, DMNIC_Q_HBR + DMNIC_RING_DEV), ==, 3);
+    /* stop: quiesced at once, nothing more is touched */
+    qwr(&s, 2, DMNIC_Q_CTRL, DMNIC_Q_CTRL_HDS_ENABLE);
+    g_assert_cmphex(qrd(&s, 2, DMNIC_Q_STATUS) & DMNIC_Q_STATUS_RX_QUIESCED,
+                    ==, DMNIC_Q_STATUS_RX_QUIESCED);
+    for (i = 0; i < 2; i++) {
+        inject(&s, frame, len);
+    }
+    g_assert_cmpuint(qstat(&s, 2, DMNIC_Q_RX_DROP_DISABLED), ==, 2);
+    g_assert_cmpuint(qrd(&s, 2, DMNIC_Q_HBR + DMNIC_RING_DEV), ==, 3);
+    g_assert_cmpuint(qrd(&s, 2, DMNIC_Q_RXC + DMNIC_RING_DEV), ==, 3);
+    /* buffers [DEV, DRV) are the driver's again */
+    g_assert_cmpuint(qrd(&s, 2, DMNIC_Q_HBR + DMNIC_RING_DRV), ==, 32);
+
+    /* restart with fresh rings: indices start at 0, generation 1 */
+    rx_setup(&s, 2, true, true);
+    g_assert_cmpuint(qrd(&s, 2, DMNIC_Q_HBR + DMNIC_RING_DEV), ==, 0);
+    g_assert_cmpuint(qrd(&s, 2, DMNIC_Q_RXC + DMNIC_RING_DEV), ==, 0);
+    inject(&s, frame, len);
+    rx_packet(&s, 2, &p);
+    g_assert_true(p.first.flags & DMNIC_RXC_F_GEN);
+    g_assert_cmpuint(p.first.hdr_id, ==, 0);
+    rx_packet_free(&p);
+
+    /* TX disable leaves posted descriptors alone */
+    tx_setup(&s, 2);
+    qwr(&s, 2, DMNIC_Q_CTRL, DMNIC_Q_CTRL_RX_ENABLE);
+    g_assert_true(qrd(&s, 2, DMNIC_Q_STATUS) & DMNIC_Q_STATUS_TX_QUIESCED);
+    post_txd(&s, 2, s.q[2].hbuf[0], 60, 1, DMNIC_TXD_F_EOP, 0, 0);
+    ring_doorbell(&s, 2, TXD);
+    g_assert_cmpuint(qrd(&s, 2, DMNIC_Q_TXD + DMNIC_RING_DEV), ==, 0);
+    g_assert_cmpuint(qstat(&s, 2, DMNIC_Q_TX_PACKETS), ==, 0);
+    dn_stop(&s);
+}
+
+static void test_rx_wrap_gen(void)
+{
+    g_autofree uint8_t *frame = g_malloc0(FRAME_MAX);
+    DlPktSpec spec;
+    size_t len;
+    RxPkt p;
+    DN s;
+    int i;
+
+    dn_start(&s, NULL);
+    steer_all_to(&s, 0);
+    ring_setup(&s, 0, HBR, 8);
+    ring_setup(&s, 0, PBR, 8);
+    ring_setup(&s, 0, RXC, 8);
+    s.q[0].rxc_gen = true;
+    qwr(&s, 0, DMNIC_Q_CTRL, DMNIC_Q_CTRL_RX_ENABLE | DMNIC_Q_CTRL_HDS_ENABLE);
+    post_bufs(&s, 0, 7, 7, PBUF_LEN);
+    dl_pkt_default(&spec, 4, DL_PROTO_TCP, 100);
+    len = dl_pkt_build(&spec, frame, NULL);
+    /* 20 packets through 8-entry rings: buffers recycled in order */
+    for (i = 0; i < 20; i++) {
+        inject(&s, frame, len);
+        rx_packet(&s, 0, &p);
+        g_assert_true(p.first.flags & DMNIC_RXC_F_SPLIT);
+        rx_packet_free(&p);
+        post_bufs(&s, 0, 1, 1, PBUF_LEN);
+    }
+    g_assert_cmpuint(qstat(&s, 0, DMNIC_Q_RX_PACKETS), ==, 20);
+    g_assert_cmpuint(qstat(&s, 0, DMNIC_Q_RX_DROP_NOBUF), ==, 0);
+
+    /* completion ring full (7 entries): the 8th packet is dropped */
+    for (i = 0; i < 7; i++) {
+        inject(&s, frame, len);
+        post_bufs(&s, 0, 1, 1, PBUF_LEN);
+    }
+    g_assert_cmpuint(cpl_pending(&s, 0), ==, 7);
+    inject(&s, frame, len);
+    g_assert_cmpuint(qstat(&s, 0, DMNIC_Q_RX_DROP_NOBUF), ==, 1);
+    dn_stop(&s);
+}
+
+static void test_reset(void)
+{
+    DlPktSpec spec;
+    Rule r;
+    DN s;
+    int i;
+
+    dn_start(&s, NULL);
+    steer_all_to(&s, 1);
+    all_rx_setup(&s);
+    tx_setup(&s, 1);
+    qwr(&s, 1, DMNIC_Q_HDS_THRESH, 99);
+    qwr(&s, 1, DMNIC_Q_INT_MASK, 3);
+    wr(&s, DMNIC_REG_INT_MASK, 3);
+    wr(&s, DMNIC_REG_RSS_FIELDS, 1);
+    wr(&s, DMNIC_REG_RSS_KEY + 8, 0xdeadbeef);
+    wr(&s, DMNIC_REG_RSS_INDIR + 12, 0);
+    memset(&r, 0, sizeof(r));
+    r.action = 2;
+    rule_write(&s, 7, &r, true);
+    dl_pkt_default(&spec, 4, DL_PROTO_UDP, 10);
+    g_assert_cmpint(landed(&s, &spec, NULL), ==, 2);
+
+    wr(&s, DMNIC_REG_CTRL, DMNIC_CTRL_RESET);
+    g_assert_cmphex(rd(&s, DMNIC_REG_CTRL), ==, 0);
+    for (i = 0; i < NQ; i++) {
+        g_assert_cmphex(qrd(&s, i, DMNIC_Q_CTRL), ==, 0);
+        g_assert_cmphex(qrd(&s, i, DMNIC_Q_STATUS), ==,
+                        DMNIC_Q_STATUS_RX_QUIESCED |
+                        DMNIC_Q_STATUS_TX_QUIESCED);
+        g_assert_cmphex(qrd(&s, i, DMNIC_Q_HBR + DMNIC_RING_BASE_LO), ==, 0);
+        g_assert_cmphex(qrd(&s, i, DMNIC_Q_TXC + DMNIC_RING_SIZE), ==, 0);
+        g_assert_cmpuint(qstat(&s, i, DMNIC_Q_RX_PACKETS), ==, 0);
+    }
+    g_assert_cmpuint(qrd(&s, 1, DMNIC_Q_HDS_THRESH), ==, 0);
+    g_assert_cmpuint(qrd(&s, 1, DMNIC_Q_INT_MASK), ==, 0);
+    g_assert_cmpuint(rd(&s, DMNIC_REG_INT_MASK), ==, 0);
+    g_assert_cmpuint(rd(&s, DMNIC_REG_RSS_CTRL), ==, DMNIC_RSS_CTRL_ENABLE);
+    g_assert_cmpuint(rd(&s, DMNIC_REG_RSS_FIELDS), ==, DMNIC_RSS_F_ALL);
+    g_assert_cmphex(rd(&s, DMNIC_REG_RSS_KEY + 8), ==, ldl_le_p(ms_key + 8));
+    g_assert_cmpuint(rd(&s, DMNIC_REG_RSS_INDIR + 12), ==, 3);
+    g_assert_cmpuint(rd(&s, DMNIC_REG_DEFAULT_QUEUE), ==, 0);
+    g_assert_cmpuint(rd64(&s, DMNIC_REG_G_RX_FRAMES), ==, 0);
+    wr(&s, DMNIC_REG_FS_INDEX, 7);
+    wr(&s, DMNIC_REG_FS_CMD, DMNIC_FS_CMD_READ);
+    g_assert_cmphex(rd(&s, DMNIC_REG_FS_CTRL), ==, 0);
+    g_assert_cmphex(rd(&s, DMNIC_REG_STATUS), ==, DMNIC_STATUS_LINK_UP);
+    /* frames are dropped, not delivered: queues are disabled */
+    s.frames = 0;
+    {
+        g_autofree uint8_t *frame = g_malloc0(FRAME_MAX);
+        size_t len = dl_pkt_build(&spec, frame, NULL);
+
+        inject(&s, frame, len);
+    }
+    g_assert_cmpuint(qstat(&s, 0, DMNIC_Q_RX_DROP_DISABLED) +
+                     qstat(&s, 1, DMNIC_Q_RX_DROP_DISABLED) +
+                     qstat(&s, 2, DMNIC_Q_RX_DROP_DISABLED) +
+                     qstat(&s, 3, DMNIC_Q_RX_DROP_DISABLED), ==, 1);
+    dn_stop(&s);
+}
+
+static void set_link(DN *s, bool up)
+{
+    QDict *rsp = qtest_qmp(s->qts, "{'execute': 'set_link', 'arguments': "
+                           "{'name': 'nic', 'up': %i}}", up);
+
+    g_assert(qdict_haskey(rsp, "return"));
+    qobject_unref(rsp);
+}
+
+static void test_link(void)
+{
+    g_autofree uint8_t *out = g_malloc0(FRAME_MAX);
+    uint16_t id, ndesc;
+    uint32_t clen, status, flags;
+    uint64_t b;
+    DN s;
+
+    dn_start(&s, NULL);
+    qpci_msix_enable(s.dev);
+    tx_setup(&s, 0);
+    g_assert_false(qpci_msix_pending(s.dev, NQ));
+    set_link(&s, false);
+    g_assert_cmphex(rd(&s, DMNIC_REG_STATUS) & DMNIC_STATUS_LINK_UP, ==, 0);
+    g_assert_cmphex(rd(&s, DMNIC_REG_INT_CAUSE), ==, DMNIC_INT_LINK);
+    /* admin vector (masked in the MSI-X table): pending */
+    g_assert_true(qpci_msix_pending(s.dev, NQ));
+    wr(&s, DMNIC_REG_INT_CAUSE, DMNIC_INT_LINK);
+    g_assert_cmphex(rd(&s, DMNIC_REG_INT_CAUSE), ==, 0);
+
+    /* TX while down completes with LINK_DOWN and sends nothing */
+    b = galloc(&s, 128);
+    post_txd(&s, 0, b, 100, 9, DMNIC_TXD_F_EOP, 0, 0);
+    ring_doorbell(&s, 0, TXD);
+    read_txc(&s, 0, 0, &id, &ndesc, &clen, &status, &flags);
+    g_assert_cmpuint(status, ==, DMNIC_TXC_S_LINK_DOWN);
+    g_assert_cmpuint(id, ==, 9);
+    g_assert_cmpint(dl_sock_recv(s.sv[0], out, FRAME_MAX, 100), ==, -1);
+
+    /* masked admin cause: no message, cause still latched */
+    wr(&s, DMNIC_REG_INT_MASK, DMNIC_INT_LINK);
+    set_link(&s, true);
+    g_assert_cmphex(rd(&s, DMNIC_REG_STATUS) & DMNIC_STATUS_LINK_UP, ==,
+                    DMNIC_STATUS_LINK_UP);
+    g_assert_cmphex(rd(&s, DMNIC_REG_INT_CAUSE), ==, DMNIC_INT_LINK);
+    post_txd(&s, 0, b, 100, 10, DMNIC_TXD_F_EOP, 0, 0);
+    ring_doorbell(&s, 0, TXD);
+    g_assert_cmpint(dl_sock_recv(s.sv[0], out, FRAME_MAX, 5000), ==, 100);
+    dn_stop(&s);
+}
+
+static void test_queue_irq(void)
+{
+    g_autofree uint8_t *frame = g_malloc0(FRAME_MAX);
+    DlPktSpec spec;
+    size_t len;
+    DN s;
+
+    dn_start(&s, NULL);
+    qpci_msix_enable(s.dev);
+    steer_all_to(&s, 3);
+    rx_setup(&s, 3, true, true);
+    qwr(&s, 3, DMNIC_Q_INT_MASK, DMNIC_Q_INT_RX);
+    dl_pkt_default(&spec, 4, DL_PROTO_TCP, 100);
+    len = dl_pkt_build(&spec, frame, NULL);
+    inject(&s, frame, len);
+    g_assert_cmphex(qrd(&s, 3, DMNIC_Q_INT_CAUSE), ==, DMNIC_Q_INT_RX);
+    g_assert_false(qpci_msix_pending(s.dev, 3));
+    /* unmasking with the cause set sends the message */
+    qwr(&s, 3, DMNIC_Q_INT_MASK, 0);
+    g_assert_true(qpci_msix_pending(s.dev, 3));
+    g_assert_false(qpci_msix_pending(s.dev, 0));
+    qwr(&s, 3, DMNIC_Q_INT_CAUSE, DMNIC_Q_INT_RX);
+    g_assert_cmphex(qrd(&s, 3, DMNIC_Q_INT_CAUSE), ==, 0);
+    dn_stop(&s);
+}
+
+/* ------------------------------------------------------------------ */
+/* Guest mistakes                                                      */
+/* ------------------------------------------------------------------ */
+
+static void expect_qerr(DN *s, unsigned q, bool tx, uint8_t code)
+{
+    uint32_t st = qrd(s, q, DMNIC_Q_STATUS);
+
+    if (tx) {
+        g_assert_true(st & DMNIC_Q_STATUS_TX_ERROR);
+        g_assert_true(st & DMNIC_Q_STATUS_TX_QUIESCED);
+        g_assert_cmpuint((st >> DMNIC_Q_STATUS_TX_ERR_SHIFT) &
+                         DMNIC_Q_STATUS_ERR_MASK, ==, code);
+        g_assert_cmpuint(qstat(s, q, DMNIC_Q_TX_ERRORS), >=, 1);
+    } else {
+        g_assert_true(st & DMNIC_Q_STATUS_RX_ERROR);
+        g_assert_true(st & DMNIC_Q_STATUS_RX_QUIESCED);
+        g_assert_cmpuint((st >> DMNIC_Q_STATUS_RX_ERR_SHIFT) &
+                         DMNIC_Q_STATUS_ERR_MASK, ==, code);
+        g_assert_cmpuint(qstat(s, q, DMNIC_Q_RX_ERRORS), >=, 1);
+    }
+    g_assert_true(rd(s, DMNIC_REG_INT_CAUSE) & DMNIC_INT_QERR);
+    g_assert_true(rd(s, DMNIC_REG_ERR_QMAP_LO) & (1u << q));
+    /* recovery: clearing the enable bit clears the error */
+    qwr(s, q, DMNIC_Q_CTRL, 0);
+    st = qrd(s, q, DMNIC_Q_STATUS);
+    g_assert_cmphex(st, ==, DMNIC_Q_STATUS_RX_QUIESCED |
+                    DMNIC_Q_STATUS_TX_QUIESCED);
+    g_assert_cmphex(rd(s, DMNIC_REG_ERR_QMAP_LO), ==, 0);
+    wr(s, DMNIC_REG_INT_CAUSE, DMNIC_INT_QERR);
+}
+
+typedef enum {
+    MIS_RX_TAIL_OUT_OF_RING,
+    MIS_RX_BAD_RING_SIZE,
+    MIS_RX_DESC_LEN0,
+    MIS_RX_HDR_TOO_SMALL,
+    MIS_RX_DMA_UNMAPPED,
+    MIS_RX_CPL_UNMAPPED,
+    MIS_RX_BUS_MASTER_OFF,
+    MIS_TX_TAIL_OUT_OF_RING,
+    MIS_TX_DESC_LEN0,
+    MIS_TX_DMA_UNMAPPED,
+    MIS_TX_NO_EOP_64,
+    MIS_TX_CSUM_OUTSIDE,
+    MIS_NUM,
+} Mistake;
+
+static const char *const mistake_names[MIS_NUM] = {
+    "rx-tail-out-of-ring", "rx-bad-ring-size", "rx-desc-len0",
+    "rx-hdr-buf-too-small", "rx-dma-unmapped", "rx-cpl-unmapped",
+    "rx-bus-master-off", "tx-tail-out-of-ring", "tx-desc-len0",
+    "tx-dma-unmapped", "tx-too-many-desc", "tx-csum-outside",
+};
+
+#define UNMAPPED_ADDR   0x7f0000000000ULL
+
+static void test_mistake(const void *data)
+{
+    Mistake m = (Mistake)(uintptr_t)data;
+    g_autofree uint8_t *frame = g_malloc0(FRAME_MAX);
+    DlPktSpec spec;
+    size_t len;
+    uint64_t b;
+    int i;
+    DN s;
+
+    dn_start(&s, NULL);
+    steer_all_to(&s, 1);
+    dl_pkt_default(&spec, 4, DL_PROTO_TCP, 1000);
+    len = dl_pkt_build(&spec, frame, NULL);
+
+    switch (m) {
+    case MIS_RX_TAIL_OUT_OF_RING:
+        rx_setup(&s, 1, true, true);
+        qwr(&s, 1, DMNIC_Q_HBR + DMNIC_RING_DRV, 64);
+        expect_qerr(&s, 1, false, DMNIC_QERR_BAD_INDEX);
+        break;
+    case MIS_RX_BAD_RING_SIZE:
+        ring_setup(&s, 1, HBR, 64);
+        ring_setup(&s, 1, PBR, 64);
+        ring_setup(&s, 1, RXC, 64);
+        qwr(&s, 1, DMNIC_Q_PBR + DMNIC_RING_SIZE, 48);
+        qwr(&s, 1, DMNIC_Q_CTRL, DMNIC_Q_CTRL_RX_ENABLE);
+        inject(&s, frame, len);
+        g_assert_cmpuint(qstat(&s, 1, DMNIC_Q_RX_DROP_DISABLED), ==, 1);
+        expect_qerr(&s, 1, false, DMNIC_QERR_BAD_RING);
+        break;
+    case MIS_RX_DESC_LEN0:
+        rx_setup(&s, 1, true, false);
+        post_bufs(&s, 1, 4, 0, PBUF_LEN);
+        post_rxd(&s, 1, PBR, galloc(&s, 4096), 0, 0);
+        ring_doorbell(&s, 1, PBR);
+        inject(&s, frame, len);
+        expect_qerr(&s, 1, false, DMNIC_QERR_BAD_DESC);
+        /* nothing was consumed */
+        g_assert_cmpuint(qrd(&s, 1, DMNIC_Q_HBR + DMNIC_RING_DEV), ==, 0);
+        break;
+    case MIS_RX_HDR_TOO_SMALL:
+        rx_setup(&s, 1, true, false);
+        post_rxd(&s, 1, HBR, galloc(&s, 4096), 64, 0);
+        ring_doorbell(&s, 1, HBR);
+        inject(&s, frame, len);
+        expect_qerr(&s, 1, false, DMNIC_QERR_BUF_TOO_SMALL);
+        break;
+    case MIS_RX_DMA_UNMAPPED:
+        rx_setup(&s, 1, true, false);
+        post_bufs(&s, 1, 4, 0, PBUF_LEN);
+        post_rxd(&s, 1, PBR, UNMAPPED_ADDR, 4096, 0);
+        ring_doorbell(&s, 1, PBR);
+        inject(&s, frame, len);
+        expect_qerr(&s, 1, false, DMNIC_QERR_DMA);
+        break;
+    case MIS_RX_CPL_UNMAPPED:
+        ring_setup(&s, 1, HBR, 64);
+        ring_setup(&s, 1, PBR, 64);
+        ring_setup(&s, 1, RXC, 64);
+        s.q[1].size[RXC] = 64;
+        qwr(&s, 1, DMNIC_Q_RXC + DMNIC_RING_BASE_HI, UNMAPPED_ADDR >> 32);
+        qwr(&s, 1, DMNIC_Q_CTRL, DMNIC_Q_CTRL_RX_ENABLE);
+        post_bufs(&s, 1, 4, 4, PBUF_LEN);
+        inject(&s, frame, len);
+        expect_qerr(&s, 1, false, DMNIC_QERR_DMA);
+        g_assert_cmpuint(qrd(&s, 1, DMNIC_Q_PBR + DMNIC_RING_DEV), ==, 0);
+        break;
+    case MIS_RX_BUS_MASTER_OFF:
+        rx_setup(&s, 1, true, true);
+        qpci_config_writew(s.dev, PCI_COMMAND,
+                           qpci_config_readw(s.dev, PCI_COMMAND) &
+                           ~PCI_COMMAND_MASTER);
+        inject(&s, frame, len);
+        expect_qerr(&s, 1, false, DMNIC_QERR_DMA);
+        break;
+    case MIS_TX_TAIL_OUT_OF_RING:
+        tx_setup(&s, 1);
+        qwr(&s, 1, DMNIC_Q_TXD + DMNIC_RING_DRV, 1000);
+        expect_qerr(&s, 1, true, DMNIC_QERR_BAD_INDEX);
+        break;
+    case MIS_TX_DESC_LEN0:
+        tx_setup(&s, 1);
+        post_txd(&s, 1, galloc(&s, 64), 0, 0, DMNIC_TXD_F_EOP, 0, 0);
+        ring_doorbell(&s, 1, TXD);
+        expect_qerr(&s, 1, true, DMNIC_QERR_BAD_DESC);
+        break;
+    case MIS_TX_DMA_UNMAPPED:
+        tx_setup(&s, 1);
+        post_txd(&s, 1, UNMAPPED_ADDR, 100, 0, DMNIC_TXD_F_EOP, 0, 0);
+        ring_doorbell(&s, 1, TXD);
+        expect_qerr(&s, 1, true, DMNIC_QERR_DMA);
+        g_assert_cmpuint(qrd(&s, 1, DMNIC_Q_TXD + DMNIC_RING_DEV), ==, 0);
+        break;
+    case MIS_TX_NO_EOP_64:
+        tx_setup(&s, 1);
+        b = galloc(&s, 64);
+        for (i = 0; i < 65; i++) {
+            post_txd(&s, 1, b, 10, 0, 0, 0, 0);
+        }
+        ring_doorbell(&s, 1, TXD);
+        expect_qerr(&s, 1, true, DMNIC_QERR_TX_TOO_LONG);
+        break;
+    case MIS_TX_CSUM_OUTSIDE:
+        tx_setup(&s, 1);
+        post_txd(&s, 1, galloc(&s, 64), 64, 0,
+                 DMNIC_TXD_F_EOP | DMNIC_TXD_F_CSUM, 50, 20);
+        ring_doorbell(&s, 1, TXD);
+        expect_qerr(&s, 1, true, DMNIC_QERR_TX_TOO_LONG);
+        break;
+    default:
+        g_assert_not_reached();
+    }
+    /* the device still works */
+    g_assert_cmphex(rd(&s, DMNIC_REG_ID), ==, DMNIC_ID_MAGIC);
+    qpci_device_enable(s.dev);
+    memset(&s.q[1], 0, sizeof(s.q[1]));
+    rx_setup(&s, 1, true, true);
+    g_assert_cmpint(landed(&s, &spec, NULL), ==, 1);
+    dn_stop(&s);
+}
+
+/* ------------------------------------------------------------------ */
+/* Peer BAR: payload into another device's memory                      */
+/* ------------------------------------------------------------------ */
+
+#define IVSHMEM_ID  0x1110
+
+static void test_peer_bar(void)
+{
+    g_autofree uint8_t *frame = g_malloc0(FRAME_MAX);
+    g_autofree uint8_t *peer = g_malloc0(FRAME_MAX);
+    QPCIDevice *ivs = NULL;
+    QPCIBar bar2;
+    uint64_t bar2_size, hb;
+    DlPktSpec spec;
+    size_t len, hlen;
+    Rule r;
+    Cpl c;
+    DN s;
+    int i;
+
+    dn_start(&s, " -object memory-backend-ram,id=pm,size=1M,share=on "
+             "-device ivshmem-plain,memdev=pm");
+    qpci_device_foreach(s.qs->pcibus, 0x1af4, IVSHMEM_ID, find_dev, &ivs);
+    g_assert_nonnull(ivs);
+    qpci_device_enable(ivs);
+    bar2 = qpci_iomap(ivs, 2, &bar2_size);
+    g_assert_cmpuint(bar2_size, ==, 1 * MiB);
+    g_assert_false(bar2.is_io);
+    memset(peer, 0xee, 16 * KiB);
+    for (i = 0; i < 4; i++) {
+        qpci_memwrite(ivs, bar2, i * 16 * KiB, peer, 16 * KiB);
+    }
+
+    /* queue 3: header buffers in RAM, payload buffers in the peer BAR */
+    steer_all_to(&s, 0);
+    all_rx_setup(&s);
+    qwr(&s, 3, DMNIC_Q_CTRL, 0);
+    ring_setup(&s, 3, HBR, 16);
+    ring_setup(&s, 3, PBR, 16);
+    ring_setup(&s, 3, RXC, 64);
+    memset(&s.q[3], 0, offsetof(DQ, hbuf));
+    /* the old tails are out of the new, smaller rings */
+    qwr(&s, 3, DMNIC_Q_HBR + DMNIC_RING_DRV, 0);
+    qwr(&s, 3, DMNIC_Q_PBR + DMNIC_RING_DRV, 0);
+    for (i = 0; i < 3; i++) {
+        s.q[3].ring[i] = qrd(&s, 3, ring_off[i] + DMNIC_RING_BASE_LO) |
+                         (uint64_t)qrd(&s, 3, ring_off[i] +
+                                       DMNIC_RING_BASE_HI) << 32;
+        s.q[3].size[i] = qrd(&s, 3, ring_off[i] + DMNIC_RING_SIZE);
+    }
+    s.q[3].rxc_gen = true;
+    qwr(&s, 3, DMNIC_Q_CTRL, DMNIC_Q_CTRL_RX_ENABLE | DMNIC_Q_CTRL_HDS_ENABLE);
+    hb = galloc(&s, 4 * HBUF_LEN);
+    for (i = 0; i < 4; i++) {
+        s.q[3].hbuf[i] = hb + i * HBUF_LEN;
+        s.q[3].hlen[i] = HBUF_LEN;
+        post_rxd(&s, 3, HBR, s.q[3].hbuf[i], HBUF_LEN, i);
+    }
+    for (i = 0; i < 8; i++) {
+        /* the BAR address as the device sees it on the bus */
+        s.q[3].pbuf[i] = bar2.addr + (uint64_t)i * PBUF_LEN;
+        s.q[3].plen[i] = PBUF_LEN;
+        post_rxd(&s, 3, PBR, s.q[3].pbuf[i], PBUF_LEN, i);
+    }
+    ring_doorbell(&s, 3, HBR);
+    ring_doorbell(&s, 3, PBR);
+
+    /* the rule: tcp4 to port 5201 -> queue 3 */
+    memset(&r, 0, sizeof(r));
+    r.l4 = DMNIC_FS_L4_TCP;
+    r.dport = 5201;
+    r.dport_mask = 0xffff;
+    r.action = 3;
+    rule_write(&s, 17, &r, true);
+
+    dl_pkt_default(&spec, 4, DL_PROTO_TCP, 9000 - 52);
+    spec.dport = 5201;
+    spec.tcp_opt_len = 12;
+    spec.payload_seed = 0x3c;
+    len = dl_pkt_build(&spec, frame, &hlen);
+    inject(&s, frame, len);
+
+    g_assert_cmpuint(cpl_pending(&s, 0), ==, 0);
+    if (g_getenv("DMNIC_DEBUG")) {
+        g_printerr("q3 status 0x%x rxerr %" PRIu64 " drop %" PRIu64
+                   " dis %" PRIu64 " pkts %" PRIu64 " q0 %" PRIu64 "\n",
+                   qrd(&s, 3, DMNIC_Q_STATUS),
+                   qstat(&s, 3, DMNIC_Q_RX_ERRORS),
+                   qstat(&s, 3, DMNIC_Q_RX_DROP_NOBUF),
+                   qstat(&s, 3, DMNIC_Q_RX_DROP_DISABLED),
+                   qstat(&s, 3, DMNIC_Q_RX_PACKETS),
+                   qstat(&s, 0, DMNIC_Q_RX_PACKETS));
+    }
+    g_assert_cmpuint(cpl_pending(&s, 3), ==, 3);
+    read_cpl(&s, 3, 0, &c);
+    g_assert_true(c.flags & DMNIC_RXC_F_SPLIT);
+    g_assert_true(c.flags & DMNIC_RXC_F_FS_MATCH);
+    g_assert_cmpuint(c.rule, ==, 17);
+    g_assert_true(c.flags & DMNIC_RXC_F_L4_CSUM_OK);
+    g_assert_cmpuint(c.hdr_len, ==, hlen);
+
+    /* headers in host memory */
+    qtest_memread(s.qts, s.q[3].hbuf[c.hdr_id], peer, c.hdr_len);
+    g_assert_cmpmem(peer, c.hdr_len, frame, hlen);
+    /* payload byte-exact in the peer BAR, read through the BAR */
+    qpci_memread(ivs, bar2, 0, peer, len - hlen);
+    g_assert_cmpmem(peer, len - hlen, frame + hlen, len - hlen);
+    /* and not one byte more */
+    qpci_memread(ivs, bar2, len - hlen, peer, 16);
+    for (i = 0; i < 16; i++) {
+        g_assert_cmphex(peer[i], ==, 0xee);
+    }
+    g_free(ivs);
+    dn_stop(&s);
+}
+
+/* ------------------------------------------------------------------ */
+
 int main(int argc, char **argv)
 {
+    unsigned i;
+
     g_test_init(&argc, &argv, NULL);
     qtest_add_func("/devmem-nic/identity", test_identity);
+    qtest_add_func("/devmem-nic/queues-property", test_queues_property);
+    for (i = 0; i < ARRAY_SIZE(split_cases); i++) {
+        g_autofree char *name = g_strdup_printf("/devmem-nic/split/%s",
+                                                split_names[i]);
+
+        qtest_add_data_func(name, &split_cases[i], test_split);
+    }
+    qtest_add_func("/devmem-nic/split/multi-buffer", test_multibuf);
+    qtest_add_func("/devmem-nic/split/hds-thresh", test_hds_thresh);
+    qtest_add_func("/devmem-nic/split/unsplittable", test_nosplit_rule);
+    qtest_add_func("/devmem-nic/split/hdr-too-big", test_hdr_too_big);
+    qtest_add_func("/devmem-nic/rx/checksum", test_rx_csum);
+    qtest_add_func("/devmem-nic/rx/ring-wrap", test_rx_wrap_gen);
+    qtest_add_func("/devmem-nic/flow/steer", test_flow_steer);
+    qtest_add_func("/devmem-nic/flow/rule-255", test_flow_rule_255);
+    qtest_add_func("/devmem-nic/rss/toeplitz", test_rss);
+    qtest_add_func("/devmem-nic/tx/gather-csum", test_tx_gather_csum);
+    qtest_add_func("/devmem-nic/tx/cpl-ring-full", test_tx_cpl_ring_full);
+    qtest_add_func("/devmem-nic/queue/restart", test_queue_restart);
+    qtest_add_func("/devmem-nic/queue/irq", test_queue_irq);
+    qtest_add_func("/devmem-nic/reset", test_reset);
+    qtest_add_func("/devmem-nic/link", test_link);
+    for (i = 0; i < MIS_NUM; i++) {
+        g_autofree char *name = g_strdup_printf("/devmem-nic/mistake/%s",
+                                                mistake_names[i]);
+
+        qtest_add_data_func(name, (void *)(uintptr_t)i, test_mistake);
+    }
+    qtest_add_func("/devmem-nic/peer-bar", test_peer_bar);
     return g_test_run();
 }
