@@ -1754,6 +1754,116 @@ static void test_peer_bar(void)
 }
 
 /* ------------------------------------------------------------------ */
+/* Migration with traffic in flight                                    */
+/* ------------------------------------------------------------------ */
+
+/* the destination announces itself with RARP frames: skip them */
+static ssize_t recv_skip_announce(int fd, uint8_t *out)
+{
+    ssize_t got;
+
+    do {
+        got = dl_sock_recv(fd, out, FRAME_MAX, 5000);
+    } while (got >= 14 && lduw_be_p(out + 12) == 0x8035);
+    return got;
+}
+
+static void test_migration(void)
+{
+    g_autofree uint8_t *frame = g_malloc0(FRAME_MAX);
+    g_autofree uint8_t *frame2 = g_malloc0(FRAME_MAX);
+    g_autofree uint8_t *out = g_malloc0(FRAME_MAX);
+    g_autofree char *path = g_strdup_printf("%s/dmnic-mig-%d.sock",
+                                            g_get_tmp_dir(), getpid());
+    g_autofree char *uri = g_strdup_printf("unix:%s", path);
+    g_autofree char *extra = NULL;
+    DlPktSpec spec;
+    size_t len, len2, hlen;
+    uint64_t b0, b1;
+    RxPkt p;
+    Rule r;
+    DN s, d;
+    int ret;
+
+    dn_start(&s, NULL);
+    all_rx_setup(&s);
+    tx_setup(&s, 2);
+    memset(&r, 0, sizeof(r));
+    r.l4 = DMNIC_FS_L4_TCP;
+    r.dport = 2000;
+    r.dport_mask = 0xffff;
+    r.action = 2;
+    rule_write(&s, 42, &r, true);
+    qwr(&s, 2, DMNIC_Q_HDS_THRESH, 10);
+    wr(&s, DMNIC_REG_RSS_KEY + 36, 0x01020304);
+
+    /* one packet consumed, one completion left pending */
+    dl_pkt_default(&spec, 4, DL_PROTO_TCP, 5000);
+    len = dl_pkt_build(&spec, frame, &hlen);
+    inject(&s, frame, len);
+    rx_packet(&s, 2, &p);
+    rx_packet_free(&p);
+    spec.payload_seed = 0x99;
+    len2 = dl_pkt_build(&spec, frame2, NULL);
+    inject(&s, frame2, len2);
+    g_assert_cmpuint(cpl_pending(&s, 2), ==, 2);
+    /* a TX packet half posted: no EOP yet */
+    b0 = galloc(&s, 4096);
+    b1 = galloc(&s, 4096);
+    qtest_memwrite(s.qts, b0, frame, 100);
+    qtest_memwrite(s.qts, b1, frame + 100, 200);
+    post_txd(&s, 2, b0, 100, 0x55, 0, 0, 0);
+    ring_doorbell(&s, 2, TXD);
+
+    /* destination */
+    d = s;
+    ret = socketpair(PF_UNIX, SOCK_STREAM, 0, d.sv);
+    g_assert_cmpint(ret, !=, -1);
+    d.qs = qtest_pc_boot("-netdev socket,id=n0,fd=%d "
+                         "-device devmem-nic,id=nic,netdev=n0,"
+                         "mac=52:54:00:12:34:56,queues=%d -incoming %s",
+                         d.sv[1], NQ, uri);
+    d.qts = d.qs->qts;
+    d.dev = NULL;
+    qpci_device_foreach(d.qs->pcibus, DMNIC_PCI_VENDOR_ID,
+                        DMNIC_PCI_DEVICE_ID, find_dev, &d.dev);
+    g_assert_nonnull(d.dev);
+    migrate(s.qs, d.qs, uri);
+    unlink(path);
+    d.frames = rd64(&d, DMNIC_REG_G_RX_FRAMES);
+    g_assert_cmpuint(d.frames, ==, s.frames);
+
+    /* state arrived */
+    g_assert_cmpuint(qrd(&d, 2, DMNIC_Q_HDS_THRESH), ==, 10);
+    g_assert_cmphex(rd(&d, DMNIC_REG_RSS_KEY + 36), ==, 0x01020304);
+    g_assert_cmpuint(qstat(&d, 2, DMNIC_Q_RX_PACKETS), ==, 2);
+    g_assert_cmpuint(cpl_pending(&d, 2), ==, 2);
+    rx_packet(&d, 2, &p);
+    g_assert_cmpmem(p.pay, p.pay_len, frame2 + hlen, len2 - hlen);
+    g_assert_cmpuint(p.first.rule, ==, 42);
+    rx_packet_free(&p);
+
+    /* traffic continues on the destination */
+    spec.payload_seed = 0x42;
+    len2 = dl_pkt_build(&spec, frame2, NULL);
+    inject(&d, frame2, len2);
+    rx_packet(&d, 2, &p);
+    g_assert_true(p.first.flags & DMNIC_RXC_F_SPLIT);
+    g_assert_cmpmem(p.pay, p.pay_len, frame2 + hlen, len2 - hlen);
+    rx_packet_free(&p);
+
+    /* the half-posted TX packet completes after migration */
+    post_txd(&d, 2, b1, 200, 0, DMNIC_TXD_F_EOP, 0, 0);
+    ring_doorbell(&d, 2, TXD);
+    g_assert_cmpint(recv_skip_announce(d.sv[0], out), ==, 300);
+    g_assert_cmpmem(out, 300, frame, 300);
+    g_assert_cmpint(dl_sock_recv(s.sv[0], out, FRAME_MAX, 100), ==, -1);
+
+    dn_stop(&d);
+    dn_stop(&s);
+}
+
+/* ------------------------------------------------------------------ */
 
 int main(int argc, char **argv)
 {
@@ -1790,5 +1900,6 @@ int main(int argc, char **argv)
         qtest_add_data_func(name, (void *)(uintptr_t)i, test_mistake);
     }
     qtest_add_func("/devmem-nic/peer-bar", test_peer_bar);
+    qtest_add_func("/devmem-nic/migration", test_migration);
     return g_test_run();
 }
