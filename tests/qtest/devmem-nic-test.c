@@ -1356,7 +1356,8 @@ static void test_reset(void)
     g_assert_cmpuint(rd(&s, DMNIC_REG_INT_MASK), ==, 0);
     g_assert_cmpuint(rd(&s, DMNIC_REG_RSS_CTRL), ==, DMNIC_RSS_CTRL_ENABLE);
     g_assert_cmpuint(rd(&s, DMNIC_REG_RSS_FIELDS), ==, DMNIC_RSS_F_ALL);
-    g_assert_cmphex(rd(&s, DMNIC_REG_RSS_KEY + 8), ==, (uint32_t)ldl_le_p(ms_key + 8));
+    g_assert_cmphex(rd(&s, DMNIC_REG_RSS_KEY + 8), ==,
+                    (uint32_t)ldl_le_p(ms_key + 8));
     g_assert_cmpuint(rd(&s, DMNIC_REG_RSS_INDIR + 12), ==, 3);
     g_assert_cmpuint(rd(&s, DMNIC_REG_DEFAULT_QUEUE), ==, 0);
     g_assert_cmpuint(rd64(&s, DMNIC_REG_G_RX_FRAMES), ==, 0);

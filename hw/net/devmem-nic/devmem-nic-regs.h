@@ -120,7 +120,7 @@
 #define DMNIC_REG_FS_ACTION         0x060c  /* RW data */
 #define DMNIC_FS_ACTION_QUEUE_MASK  0xffffu
 #define DMNIC_FS_ACTION_DROP        (1u << 31)
-#define DMNIC_REG_FS_PORTS          0x0610  /* RW data: src [15:0] dst [31:16] */
+#define DMNIC_REG_FS_PORTS          0x0610  /* RW data: src 15:0, dst 31:16 */
 #define DMNIC_REG_FS_PORTS_MASK     0x0614  /* RW data: same layout */
 #define DMNIC_REG_FS_SRC_IP         0x0620  /* RW data: 4 regs, word n */
 #define DMNIC_REG_FS_SRC_IP_MASK    0x0630  /* RW data: 4 regs */
@@ -132,7 +132,7 @@
 /* ------------------------------------------------------------------ */
 #define DMNIC_Q_BASE                0x1000
 #define DMNIC_Q_STRIDE              0x200
-#define DMNIC_QREG(q, off)          (DMNIC_Q_BASE + (q) * DMNIC_Q_STRIDE + (off))
+#define DMNIC_QREG(q, off)  (DMNIC_Q_BASE + (q) * DMNIC_Q_STRIDE + (off))
 
 #define DMNIC_Q_CTRL                0x000   /* RW */
 #define DMNIC_Q_CTRL_RX_ENABLE      (1u << 0)
