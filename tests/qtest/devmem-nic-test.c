@@ -132,7 +132,7 @@ static void dn_start(DN *s, const char *extra)
     memset(s, 0, sizeof(*s));
     ret = socketpair(PF_UNIX, SOCK_STREAM, 0, s->sv);
     g_assert_cmpint(ret, !=, -1);
-    s->qs = qtest_pc_boot("-netdev socket,id=n0,fd=%d "
+    s->qs = qtest_pc_boot("-nodefaults -netdev socket,id=n0,fd=%d "
                           "-device devmem-nic,id=nic,netdev=n0,"
                           "mac=52:54:00:12:34:56,queues=%d%s",
                           s->sv[1], NQ, extra ? extra : "");
@@ -404,7 +404,7 @@ static void test_queues_property(void)
     memset(&s, 0, sizeof(s));
     ret = socketpair(PF_UNIX, SOCK_STREAM, 0, s.sv);
     g_assert_cmpint(ret, !=, -1);
-    s.qs = qtest_pc_boot("-netdev socket,id=n0,fd=%d "
+    s.qs = qtest_pc_boot("-nodefaults -netdev socket,id=n0,fd=%d "
                          "-device devmem-nic,netdev=n0,queues=32", s.sv[1]);
     s.qts = s.qs->qts;
     qpci_device_foreach(s.qs->pcibus, DMNIC_PCI_VENDOR_ID,
@@ -615,6 +615,27 @@ static void test_hds_thresh(void)
     spec.payload_len = 500;     /* below thresh but bigger than hbuf */
     qwr(&s, 0, DMNIC_Q_HDS_THRESH, 501);
     expect_unsplit(&s, &spec, false);
+
+    /* Ethernet padding after a 1-byte payload is not payload */
+    qwr(&s, 0, DMNIC_Q_HDS_THRESH, 0);
+    {
+        g_autofree uint8_t *frame = g_malloc0(FRAME_MAX);
+        size_t len, hlen;
+        RxPkt p;
+
+        spec.payload_len = 1;
+        len = dl_pkt_build(&spec, frame, &hlen);
+        g_assert_cmpuint(len, ==, 55);
+        memset(frame + len, 0, 5);
+        inject(&s, frame, 60);
+        rx_packet(&s, 0, &p);
+        g_assert_true(p.first.flags & DMNIC_RXC_F_SPLIT);
+        g_assert_cmpuint(p.hdr_len, ==, 54);
+        g_assert_cmpuint(p.pay_len, ==, 1);
+        g_assert_cmpuint(p.pay[0], ==, frame[54]);
+        g_assert_cmpuint(p.first.pkt_len, ==, 55);
+        rx_packet_free(&p);
+    }
 
     /* HDS disabled: nothing is split */
     qwr(&s, 0, DMNIC_Q_HDS_THRESH, 0);
@@ -1820,7 +1841,7 @@ static void test_migration(void)
     d = s;
     ret = socketpair(PF_UNIX, SOCK_STREAM, 0, d.sv);
     g_assert_cmpint(ret, !=, -1);
-    d.qs = qtest_pc_boot("-netdev socket,id=n0,fd=%d "
+    d.qs = qtest_pc_boot("-nodefaults -netdev socket,id=n0,fd=%d "
                          "-device devmem-nic,id=nic,netdev=n0,"
                          "mac=52:54:00:12:34:56,queues=%d -incoming %s",
                          d.sv[1], NQ, uri);
