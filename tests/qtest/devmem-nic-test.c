@@ -18,6 +18,7 @@
 #include "qobject/qdict.h"
 #include "devmem-lab-pkt.h"
 #include "../../hw/net/devmem-nic/devmem-nic-regs.h"
+#include "../../hw/misc/fake-accel/fake-accel-regs.h"
 
 #define HBUF_LEN        256
 #define PBUF_LEN        4096
@@ -1665,19 +1666,103 @@ static void test_mistake(const void *data)
 
 #define IVSHMEM_ID  0x1110
 
-static void test_peer_bar(void)
+/* queue 3: header buffers in RAM, payload buffers at bar_addr; rule 17 */
+static void peer_rx_setup(DN *s, uint64_t bar_addr)
+{
+    uint64_t hb;
+    Rule r;
+    int i;
+
+    steer_all_to(s, 0);
+    rx_setup(s, 0, true, true);
+    ring_setup(s, 3, HBR, 16);
+    ring_setup(s, 3, PBR, 16);
+    ring_setup(s, 3, RXC, 64);
+    s->q[3].rxc_gen = true;
+    qwr(s, 3, DMNIC_Q_CTRL, DMNIC_Q_CTRL_RX_ENABLE | DMNIC_Q_CTRL_HDS_ENABLE);
+    hb = galloc(s, 4 * HBUF_LEN);
+    for (i = 0; i < 4; i++) {
+        s->q[3].hbuf[i] = hb + i * HBUF_LEN;
+        s->q[3].hlen[i] = HBUF_LEN;
+        post_rxd(s, 3, HBR, s->q[3].hbuf[i], HBUF_LEN, i);
+    }
+    for (i = 0; i < 8; i++) {
+        /* the BAR address as the device sees it on the bus */
+        s->q[3].pbuf[i] = bar_addr + (uint64_t)i * PBUF_LEN;
+        s->q[3].plen[i] = PBUF_LEN;
+        post_rxd(s, 3, PBR, s->q[3].pbuf[i], PBUF_LEN, i);
+    }
+    ring_doorbell(s, 3, HBR);
+    ring_doorbell(s, 3, PBR);
+
+    /* the rule: tcp4 to port 5201 -> queue 3 */
+    memset(&r, 0, sizeof(r));
+    r.l4 = DMNIC_FS_L4_TCP;
+    r.dport = 5201;
+    r.dport_mask = 0xffff;
+    r.action = 3;
+    rule_write(s, 17, &r, true);
+}
+
+static size_t peer_frame(uint8_t *frame, size_t *hlen)
+{
+    DlPktSpec spec;
+
+    dl_pkt_default(&spec, 4, DL_PROTO_TCP, 9000 - 52);
+    spec.dport = 5201;
+    spec.tcp_opt_len = 12;
+    spec.payload_seed = 0x3c;
+    return dl_pkt_build(&spec, frame, hlen);
+}
+
+/*
+ * The headline: a packet from the cable, steered by a rule to queue 3,
+ * headers in host memory, payload byte-exact in the peer's BAR.
+ */
+static void check_peer_payload(DN *s, QPCIDevice *peerdev, QPCIBar bar)
 {
     g_autofree uint8_t *frame = g_malloc0(FRAME_MAX);
     g_autofree uint8_t *peer = g_malloc0(FRAME_MAX);
+    size_t len, hlen;
+    Cpl c;
+    int i;
+
+    memset(peer, 0xee, 16 * KiB);
+    for (i = 0; i < 4; i++) {
+        qpci_memwrite(peerdev, bar, i * 16 * KiB, peer, 16 * KiB);
+    }
+    peer_rx_setup(s, bar.addr);
+    len = peer_frame(frame, &hlen);
+    inject(s, frame, len);
+
+    g_assert_cmpuint(cpl_pending(s, 0), ==, 0);
+    g_assert_cmpuint(cpl_pending(s, 3), ==, 3);
+    read_cpl(s, 3, 0, &c);
+    g_assert_true(c.flags & DMNIC_RXC_F_SPLIT);
+    g_assert_true(c.flags & DMNIC_RXC_F_FS_MATCH);
+    g_assert_cmpuint(c.rule, ==, 17);
+    g_assert_true(c.flags & DMNIC_RXC_F_L4_CSUM_OK);
+    g_assert_cmpuint(c.hdr_len, ==, hlen);
+
+    /* headers in host memory */
+    qtest_memread(s->qts, s->q[3].hbuf[c.hdr_id], peer, c.hdr_len);
+    g_assert_cmpmem(peer, c.hdr_len, frame, hlen);
+    /* payload byte-exact in the peer BAR, read through the BAR */
+    qpci_memread(peerdev, bar, 0, peer, len - hlen);
+    g_assert_cmpmem(peer, len - hlen, frame + hlen, len - hlen);
+    /* and not one byte more */
+    qpci_memread(peerdev, bar, len - hlen, peer, 16);
+    for (i = 0; i < 16; i++) {
+        g_assert_cmphex(peer[i], ==, 0xee);
+    }
+}
+
+static void test_peer_bar_ivshmem(void)
+{
     QPCIDevice *ivs = NULL;
     QPCIBar bar2;
-    uint64_t bar2_size, hb;
-    DlPktSpec spec;
-    size_t len, hlen;
-    Rule r;
-    Cpl c;
+    uint64_t bar2_size;
     DN s;
-    int i;
 
     dn_start(&s, " -object memory-backend-ram,id=pm,size=1M,share=on "
              "-device ivshmem-plain,memdev=pm");
@@ -1687,91 +1772,76 @@ static void test_peer_bar(void)
     bar2 = qpci_iomap(ivs, 2, &bar2_size);
     g_assert_cmpuint(bar2_size, ==, 1 * MiB);
     g_assert_false(bar2.is_io);
-    memset(peer, 0xee, 16 * KiB);
-    for (i = 0; i < 4; i++) {
-        qpci_memwrite(ivs, bar2, i * 16 * KiB, peer, 16 * KiB);
-    }
+    check_peer_payload(&s, ivs, bar2);
+    g_free(ivs);
+    dn_stop(&s);
+}
 
-    /* queue 3: header buffers in RAM, payload buffers in the peer BAR */
-    steer_all_to(&s, 0);
-    all_rx_setup(&s);
-    qwr(&s, 3, DMNIC_Q_CTRL, 0);
-    ring_setup(&s, 3, HBR, 16);
-    ring_setup(&s, 3, PBR, 16);
-    ring_setup(&s, 3, RXC, 64);
-    memset(&s.q[3], 0, offsetof(DQ, hbuf));
-    /* the old tails are out of the new, smaller rings */
+static QPCIDevice *find_fake_accel(DN *s, QPCIBar *regs, QPCIBar *mem)
+{
+    QPCIDevice *acc = NULL;
+
+    qpci_device_foreach(s->qs->pcibus, FACCEL_PCI_VENDOR_ID,
+                        FACCEL_PCI_DEVICE_ID, find_dev, &acc);
+    g_assert_nonnull(acc);
+    qpci_device_enable(acc);
+    *regs = qpci_iomap(acc, FACCEL_BAR_REGS, NULL);
+    *mem = qpci_iomap(acc, FACCEL_BAR_MEM, NULL);
+    g_assert_cmphex(qpci_io_readl(acc, *regs, FACCEL_REG_ID), ==,
+                    FACCEL_ID_MAGIC);
+    return acc;
+}
+
+static void test_peer_bar_fake_accel(void)
+{
+    QPCIDevice *acc;
+    QPCIBar regs, mem;
+    DN s;
+
+    dn_start(&s, " -device fake-accel,mem-size=1M");
+    acc = find_fake_accel(&s, &regs, &mem);
+    check_peer_payload(&s, acc, mem);
+    g_free(acc);
+    dn_stop(&s);
+}
+
+/* the peer fails the DMA (fake-accel fault window): queue error, no hang */
+static void test_peer_fault(void)
+{
+    g_autofree uint8_t *frame = g_malloc0(FRAME_MAX);
+    QPCIDevice *acc;
+    QPCIBar regs, mem;
+    DlPktSpec spec;
+    size_t len, hlen;
+    DN s;
+
+    dn_start(&s, " -device fake-accel,mem-size=1M");
+    acc = find_fake_accel(&s, &regs, &mem);
+    /* the third payload buffer (offset 8 KiB) faults */
+    qpci_io_writel(acc, regs, FACCEL_REG_FAULT_OFF_LO, 2 * PBUF_LEN);
+    qpci_io_writel(acc, regs, FACCEL_REG_FAULT_OFF_HI, 0);
+    qpci_io_writel(acc, regs, FACCEL_REG_FAULT_LEN, PBUF_LEN);
+    qpci_io_writel(acc, regs, FACCEL_REG_FAULT_CTRL, FACCEL_FAULT_CTRL_ENABLE);
+    peer_rx_setup(&s, mem.addr);
+    len = peer_frame(frame, &hlen);
+    inject(&s, frame, len);
+    g_assert_cmpuint(cpl_pending(&s, 3), ==, 0);
+    g_assert_cmpuint(qpci_io_readl(acc, regs, FACCEL_REG_FAULT_HITS), >, 0);
+    /* buffers stay with the driver: nothing was consumed */
+    g_assert_cmpuint(qrd(&s, 3, DMNIC_Q_PBR + DMNIC_RING_DEV), ==, 0);
+    expect_qerr(&s, 3, false, DMNIC_QERR_DMA);
+
+    /* a small packet (no payload buffer in the window) still works after
+     * the restart */
+    qpci_io_writel(acc, regs, FACCEL_REG_FAULT_CTRL, 0);
+    memset(&s.q[3], 0, sizeof(s.q[3]));
     qwr(&s, 3, DMNIC_Q_HBR + DMNIC_RING_DRV, 0);
     qwr(&s, 3, DMNIC_Q_PBR + DMNIC_RING_DRV, 0);
-    for (i = 0; i < 3; i++) {
-        s.q[3].ring[i] = qrd(&s, 3, ring_off[i] + DMNIC_RING_BASE_LO) |
-                         (uint64_t)qrd(&s, 3, ring_off[i] +
-                                       DMNIC_RING_BASE_HI) << 32;
-        s.q[3].size[i] = qrd(&s, 3, ring_off[i] + DMNIC_RING_SIZE);
-    }
-    s.q[3].rxc_gen = true;
-    qwr(&s, 3, DMNIC_Q_CTRL, DMNIC_Q_CTRL_RX_ENABLE | DMNIC_Q_CTRL_HDS_ENABLE);
-    hb = galloc(&s, 4 * HBUF_LEN);
-    for (i = 0; i < 4; i++) {
-        s.q[3].hbuf[i] = hb + i * HBUF_LEN;
-        s.q[3].hlen[i] = HBUF_LEN;
-        post_rxd(&s, 3, HBR, s.q[3].hbuf[i], HBUF_LEN, i);
-    }
-    for (i = 0; i < 8; i++) {
-        /* the BAR address as the device sees it on the bus */
-        s.q[3].pbuf[i] = bar2.addr + (uint64_t)i * PBUF_LEN;
-        s.q[3].plen[i] = PBUF_LEN;
-        post_rxd(&s, 3, PBR, s.q[3].pbuf[i], PBUF_LEN, i);
-    }
-    ring_doorbell(&s, 3, HBR);
-    ring_doorbell(&s, 3, PBR);
-
-    /* the rule: tcp4 to port 5201 -> queue 3 */
-    memset(&r, 0, sizeof(r));
-    r.l4 = DMNIC_FS_L4_TCP;
-    r.dport = 5201;
-    r.dport_mask = 0xffff;
-    r.action = 3;
-    rule_write(&s, 17, &r, true);
-
-    dl_pkt_default(&spec, 4, DL_PROTO_TCP, 9000 - 52);
+    peer_rx_setup(&s, mem.addr);
+    dl_pkt_default(&spec, 4, DL_PROTO_TCP, 100);
     spec.dport = 5201;
-    spec.tcp_opt_len = 12;
-    spec.payload_seed = 0x3c;
-    len = dl_pkt_build(&spec, frame, &hlen);
-    inject(&s, frame, len);
-
-    g_assert_cmpuint(cpl_pending(&s, 0), ==, 0);
-    if (g_getenv("DMNIC_DEBUG")) {
-        g_printerr("q3 status 0x%x rxerr %" PRIu64 " drop %" PRIu64
-                   " dis %" PRIu64 " pkts %" PRIu64 " q0 %" PRIu64 "\n",
-                   qrd(&s, 3, DMNIC_Q_STATUS),
-                   qstat(&s, 3, DMNIC_Q_RX_ERRORS),
-                   qstat(&s, 3, DMNIC_Q_RX_DROP_NOBUF),
-                   qstat(&s, 3, DMNIC_Q_RX_DROP_DISABLED),
-                   qstat(&s, 3, DMNIC_Q_RX_PACKETS),
-                   qstat(&s, 0, DMNIC_Q_RX_PACKETS));
-    }
-    g_assert_cmpuint(cpl_pending(&s, 3), ==, 3);
-    read_cpl(&s, 3, 0, &c);
-    g_assert_true(c.flags & DMNIC_RXC_F_SPLIT);
-    g_assert_true(c.flags & DMNIC_RXC_F_FS_MATCH);
-    g_assert_cmpuint(c.rule, ==, 17);
-    g_assert_true(c.flags & DMNIC_RXC_F_L4_CSUM_OK);
-    g_assert_cmpuint(c.hdr_len, ==, hlen);
-
-    /* headers in host memory */
-    qtest_memread(s.qts, s.q[3].hbuf[c.hdr_id], peer, c.hdr_len);
-    g_assert_cmpmem(peer, c.hdr_len, frame, hlen);
-    /* payload byte-exact in the peer BAR, read through the BAR */
-    qpci_memread(ivs, bar2, 0, peer, len - hlen);
-    g_assert_cmpmem(peer, len - hlen, frame + hlen, len - hlen);
-    /* and not one byte more */
-    qpci_memread(ivs, bar2, len - hlen, peer, 16);
-    for (i = 0; i < 16; i++) {
-        g_assert_cmphex(peer[i], ==, 0xee);
-    }
-    g_free(ivs);
+    g_assert_cmpint(landed(&s, &spec, NULL), ==, 3);
+    g_free(acc);
     dn_stop(&s);
 }
 
@@ -1921,7 +1991,12 @@ int main(int argc, char **argv)
 
         qtest_add_data_func(name, (void *)(uintptr_t)i, test_mistake);
     }
-    qtest_add_func("/devmem-nic/peer-bar", test_peer_bar);
+    qtest_add_func("/devmem-nic/peer-bar/ivshmem", test_peer_bar_ivshmem);
+    if (qtest_has_device("fake-accel")) {
+        qtest_add_func("/devmem-nic/peer-bar/fake-accel",
+                       test_peer_bar_fake_accel);
+        qtest_add_func("/devmem-nic/peer-bar/fault", test_peer_fault);
+    }
     qtest_add_func("/devmem-nic/migration", test_migration);
     return g_test_run();
 }
