@@ -1831,8 +1831,7 @@ static void test_peer_fault(void)
     g_assert_cmpuint(qrd(&s, 3, DMNIC_Q_PBR + DMNIC_RING_DEV), ==, 0);
     expect_qerr(&s, 3, false, DMNIC_QERR_DMA);
 
-    /* a small packet (no payload buffer in the window) still works after
-     * the restart */
+    /* after a restart, traffic flows again */
     qpci_io_writel(acc, regs, FACCEL_REG_FAULT_CTRL, 0);
     memset(&s.q[3], 0, sizeof(s.q[3]));
     qwr(&s, 3, DMNIC_Q_HBR + DMNIC_RING_DRV, 0);
