@@ -221,6 +221,14 @@ bool dl_pkt_l4_csum_ok(const uint8_t *frame, size_t len)
         proto = ip[6];
         l4_off = off + 40;
         l4len = lduw_be_p(ip + 4);
+        /* skip Hop-by-Hop, Routing and Destination Options headers */
+        while (proto == 0 || proto == 43 || proto == 60) {
+            size_t hl = (frame[l4_off + 1] + 1) * 8;
+
+            proto = frame[l4_off];
+            l4_off += hl;
+            l4len -= hl;
+        }
         sum = dl_pseudo(6, ip + 8, ip + 24, proto, l4len);
     } else {
         return false;

@@ -1090,6 +1090,8 @@ static void test_rss(void)
 /* TX                                                                  */
 /* ------------------------------------------------------------------ */
 
+static void expect_qerr(DN *s, unsigned q, bool tx, uint8_t code);
+
 static void post_txd(DN *s, unsigned q, uint64_t addr, uint32_t len,
                      uint16_t id, uint16_t flags, uint16_t cstart,
                      uint16_t coff)
@@ -1239,6 +1241,106 @@ static void test_tx_cpl_ring_full(void)
         g_assert_cmpint(dl_sock_recv(s.sv[0], out, FRAME_MAX, 5000), ==, 64);
     }
     dn_stop(&s);
+}
+
+static void check_tso(int l3)
+{
+    g_autofree uint8_t *frame = g_malloc0(FRAME_MAX);
+    g_autofree uint8_t *out = g_malloc0(FRAME_MAX);
+    g_autofree uint8_t *pay = g_malloc0(FRAME_MAX);
+    DlPktSpec spec;
+    size_t len, hlen, l4_off, got_pay = 0, chunk;
+    const size_t mss = 1448;
+    uint64_t buf;
+    uint16_t id, ndesc;
+    uint32_t clen, status, flags;
+    unsigned i, nseg;
+    DN s;
+
+    dn_start(&s, NULL);
+    g_assert_true(rd(&s, DMNIC_REG_CAPS) & DMNIC_CAPS_TSO);
+    tx_setup(&s, 0);
+    dl_pkt_default(&spec, l3, DL_PROTO_TCP, 10000);
+    spec.ip6_ext_hdrs = l3 == 6 ? 1 : 0;
+    spec.tcp_opt_len = 12;
+    len = dl_pkt_build(&spec, frame, &hlen);
+    l4_off = hlen - 32;
+    frame[l4_off + 13] = 0x98;          /* CWR | PSH | ACK */
+    nseg = DIV_ROUND_UP(len - hlen, mss);
+
+    /* four descriptors, split at odd places */
+    buf = galloc(&s, 16384);
+    qtest_memwrite(s.qts, buf, frame, len);
+    chunk = len / 4;
+    for (i = 0; i < 4; i++) {
+        size_t off = i * chunk;
+        size_t n = i == 3 ? len - off : chunk;
+
+        post_txd(&s, 0, buf + off, n, i ? 0 : 0x77,
+                 (i ? 0 : DMNIC_TXD_F_TSO | DMNIC_TXD_F_CSUM) |
+                 (i == 3 ? DMNIC_TXD_F_EOP : 0), i ? 0 : l4_off,
+                 i ? 0 : 16);
+        if (!i) {
+            qtest_writew(s.qts, s.q[0].ring[TXD] + DMNIC_TXD_MSS, mss);
+        }
+    }
+    ring_doorbell(&s, 0, TXD);
+
+    for (i = 0; i < nseg; i++) {
+        ssize_t got = dl_sock_recv(s.sv[0], out, FRAME_MAX, 5000);
+        size_t seg = MIN(mss, len - hlen - i * mss);
+        const uint8_t *tcp = out + l4_off;
+
+        g_assert_cmpint(got, ==, hlen + seg);
+        g_assert_true(dl_pkt_l4_csum_ok(out, got));
+        if (l3 == 4) {
+            g_assert_cmphex(dl_csum_fold(dl_csum_add(0, out + 14, 20)), ==,
+                            0xffff);
+            g_assert_cmpuint(lduw_be_p(out + 16), ==, got - 14);
+            g_assert_cmphex(lduw_be_p(out + 18), ==, 0x1234 + i);
+        } else {
+            g_assert_cmpuint(lduw_be_p(out + 18), ==, got - 14 - 40);
+        }
+        g_assert_cmphex(ldl_be_p(tcp + 4), ==, 0x01020304 + i * mss);
+        g_assert_cmphex(tcp[13], ==, (i == 0 ? 0x80 : 0) |
+                        (i == nseg - 1 ? 0x08 : 0) | 0x10);
+        /* headers other than lengths/ids/seq/flags/csums are copied */
+        g_assert_cmpmem(out, 14, frame, 14);
+        g_assert_cmpmem(tcp + 20, 12, frame + l4_off + 20, 12);
+        memcpy(pay + got_pay, out + hlen, seg);
+        got_pay += seg;
+    }
+    g_assert_cmpmem(pay, got_pay, frame + hlen, len - hlen);
+    g_assert_cmpint(dl_sock_recv(s.sv[0], out, FRAME_MAX, 100), ==, -1);
+    read_txc(&s, 0, 0, &id, &ndesc, &clen, &status, &flags);
+    g_assert_cmphex(id, ==, 0x77);
+    g_assert_cmpuint(ndesc, ==, 4);
+    g_assert_cmpuint(clen, ==, len);
+    g_assert_cmpuint(status, ==, DMNIC_TXC_S_OK);
+    g_assert_cmpuint(qstat(&s, 0, DMNIC_Q_TX_PACKETS), ==, nseg);
+    g_assert_cmpuint(qstat(&s, 0, DMNIC_Q_TX_BYTES), ==,
+                     len + (nseg - 1) * hlen);
+    g_assert_cmpuint(qstat(&s, 0, DMNIC_Q_TX_TSO), ==, 1);
+
+    /* TSO on a UDP frame is refused */
+    dl_pkt_default(&spec, l3, DL_PROTO_UDP, 3000);
+    len = dl_pkt_build(&spec, frame, &hlen);
+    qtest_memwrite(s.qts, buf, frame, len);
+    post_txd(&s, 0, buf, len, 1, DMNIC_TXD_F_TSO | DMNIC_TXD_F_EOP,
+             hlen - 8, 6);
+    ring_doorbell(&s, 0, TXD);
+    expect_qerr(&s, 0, true, DMNIC_QERR_BAD_DESC);
+    dn_stop(&s);
+}
+
+static void test_tso_ipv4(void)
+{
+    check_tso(4);
+}
+
+static void test_tso_ipv6(void)
+{
+    check_tso(6);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1980,6 +2082,8 @@ int main(int argc, char **argv)
     qtest_add_func("/devmem-nic/rss/toeplitz", test_rss);
     qtest_add_func("/devmem-nic/tx/gather-csum", test_tx_gather_csum);
     qtest_add_func("/devmem-nic/tx/cpl-ring-full", test_tx_cpl_ring_full);
+    qtest_add_func("/devmem-nic/tx/tso-ipv4", test_tso_ipv4);
+    qtest_add_func("/devmem-nic/tx/tso-ipv6", test_tso_ipv6);
     qtest_add_func("/devmem-nic/queue/restart", test_queue_restart);
     qtest_add_func("/devmem-nic/queue/irq", test_queue_irq);
     qtest_add_func("/devmem-nic/reset", test_reset);

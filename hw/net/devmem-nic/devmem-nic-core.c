@@ -19,7 +19,7 @@
 #define DMNIC_MIN_FRAME         14
 #define DMNIC_PROTO_TCP         6
 #define DMNIC_PROTO_UDP         17
-#define DMNIC_TX_BUF_SIZE       (DMNIC_TX_MAX_FRAME + 1)
+#define DMNIC_TX_BUF_SIZE       DMNIC_TSO_MAX_FRAME
 
 static const uint8_t dmnic_default_rss_key[DMNIC_RSS_KEY_SIZE] = {
     0x6d, 0x5a, 0x56, 0xda, 0x25, 0x5b, 0x0e, 0xc2,
@@ -218,6 +218,7 @@ typedef struct DmnicPkt {
     uint32_t flags;         /* DMNIC_RXC_F_* packet metadata */
     uint16_t vlan_tci;
     int l3;                 /* 0, 4 or 6 */
+    size_t l3_off;
     uint8_t l4;             /* 0, TCP or UDP (parsed) */
     size_t l4_off;
     size_t hdr_len;         /* H: first payload byte */
@@ -291,6 +292,7 @@ static void dmnic_parse(DmnicPkt *p, const uint8_t *buf, size_t len)
         off += 4;
     }
 
+    p->l3_off = off;
     if (et == 0x0800 && off + 20 <= len) {
         const uint8_t *ip = buf + off;
         size_t ihl = (ip[0] & 0xf) * 4;
@@ -743,7 +745,92 @@ typedef struct DmnicTxd {
     uint16_t flags;
     uint16_t csum_start;
     uint16_t csum_offset;
+    uint16_t mss;
 } DmnicTxd;
+
+static void dmnic_tx_send(DevmemNicCore *core, uint8_t *buf, size_t len)
+{
+    if (len < DMNIC_TX_MIN_FRAME) {
+        memset(buf + len, 0, DMNIC_TX_MIN_FRAME - len);
+    }
+    qemu_send_packet(qemu_get_queue(core->nic), buf,
+                     MAX(len, DMNIC_TX_MIN_FRAME));
+}
+
+/*
+ * TCP segmentation of the gathered super-frame in core->tx_buf.
+ * Returns false (queue error raised) if the frame cannot be segmented.
+ */
+static bool dmnic_tx_tso(DevmemNicCore *core, unsigned qi, size_t len,
+                         const DmnicTxd *d0, bool send, uint32_t *nseg,
+                         uint64_t *wire)
+{
+    const uint8_t *buf = core->tx_buf;
+    uint8_t *sb = core->tx_seg;
+    DmnicPkt p;
+    size_t h, pay, off, mss = d0->mss;
+    uint32_t seq;
+    uint16_t ip_id = 0;
+    unsigned i;
+
+    dmnic_parse(&p, buf, len);
+    if (p.l4 != DMNIC_PROTO_TCP || d0->csum_start != p.l4_off || !mss ||
+        p.hdr_len + mss > DMNIC_TSO_MAX_SEG || p.ip_end != len) {
+        dmnic_queue_error(core, qi, true, DMNIC_QERR_BAD_DESC,
+                          "TSO on a frame that is not plain TCP (l4 %u, "
+                          "csum_start %u/%zu, mss %zu, ip end %zu/%zu)",
+                          p.l4, d0->csum_start, p.l4_off, mss, p.ip_end,
+                          len);
+        return false;
+    }
+    h = p.hdr_len;
+    pay = len - h;
+    seq = ldl_be_p(buf + p.l4_off + 4);
+    if (p.l3 == 4) {
+        ip_id = lduw_be_p(buf + p.l3_off + 4);
+    }
+    *nseg = 0;
+    *wire = 0;
+    for (off = 0, i = 0; off < pay || (!pay && !i); off += mss, i++) {
+        size_t seg = MIN(mss, pay - off);
+        uint8_t *ip = sb + p.l3_off;
+        uint8_t *tcp = sb + p.l4_off;
+        size_t tcplen = h - p.l4_off + seg;
+        uint64_t sum;
+
+        memcpy(sb, buf, h);
+        memcpy(sb + h, buf + h + off, seg);
+        if (p.l3 == 4) {
+            size_t ihl = (ip[0] & 0xf) * 4;
+
+            stw_be_p(ip + 2, h - p.l3_off + seg);
+            stw_be_p(ip + 4, ip_id + i);
+            stw_be_p(ip + 10, 0);
+            stw_be_p(ip + 10, ~dmnic_csum_fold(dmnic_csum_add(0, ip, ihl)));
+        } else {
+            stw_be_p(ip + 4, h - p.l3_off - 40 + seg);
+        }
+        stl_be_p(tcp + 4, seq + off);
+        if (off + seg < pay) {
+            tcp[13] &= ~0x09;       /* FIN, PSH: last segment only */
+        }
+        if (i) {
+            tcp[13] &= ~0x80;       /* CWR: first segment only */
+        }
+        stw_be_p(tcp + 16, 0);
+        sum = dmnic_csum_add(0, p.saddr, p.alen);
+        sum = dmnic_csum_add(sum, p.daddr, p.alen);
+        sum += DMNIC_PROTO_TCP + tcplen;
+        sum = dmnic_csum_add(sum, tcp, tcplen);
+        stw_be_p(tcp + 16, ~dmnic_csum_fold(sum));
+        if (send) {
+            dmnic_tx_send(core, sb, h + seg);
+        }
+        (*nseg)++;
+        *wire += h + seg;
+    }
+    return true;
+}
 
 static void dmnic_tx_process(DevmemNicCore *core, unsigned qi)
 {
@@ -759,7 +846,9 @@ static void dmnic_tx_process(DevmemNicCore *core, unsigned qi)
         size_t total = 0, len;
         uint32_t status = DMNIC_TXC_S_OK;
         uint8_t c[DMNIC_TXC_SIZE];
-        bool eop = false;
+        bool eop = false, link;
+        uint32_t nseg;
+        uint64_t wire;
 
         while (!eop && n < posted) {
             uint8_t raw[DMNIC_TXD_SIZE];
@@ -784,8 +873,8 @@ static void dmnic_tx_process(DevmemNicCore *core, unsigned qi)
             d[n].flags = lduw_le_p(raw + DMNIC_TXD_FLAGS);
             d[n].csum_start = lduw_le_p(raw + DMNIC_TXD_CSUM_START);
             d[n].csum_offset = lduw_le_p(raw + DMNIC_TXD_CSUM_OFFSET);
-            if (!d[n].len || d[n].len > DMNIC_BUF_LEN_MAX ||
-                (d[n].flags & DMNIC_TXD_F_TSO)) {
+            d[n].mss = lduw_le_p(raw + DMNIC_TXD_MSS);
+            if (!d[n].len || d[n].len > DMNIC_BUF_LEN_MAX) {
                 dmnic_queue_error(core, qi, true, DMNIC_QERR_BAD_DESC,
                                   "descriptor %u length %u flags 0x%x", idx,
                                   d[n].len, d[n].flags);
@@ -798,7 +887,7 @@ static void dmnic_tx_process(DevmemNicCore *core, unsigned qi)
         if (!eop) {
             return;     /* wait for the rest of the packet */
         }
-        if (total > DMNIC_TX_MAX_FRAME) {
+        if (total > DMNIC_TSO_MAX_FRAME) {
             dmnic_queue_error(core, qi, true, DMNIC_QERR_TX_TOO_LONG,
                               "packet at %u is %zu bytes", txd->dev, total);
             return;
@@ -814,29 +903,42 @@ static void dmnic_tx_process(DevmemNicCore *core, unsigned qi)
             }
             len += d[i].len;
         }
-        if (d[0].flags & DMNIC_TXD_F_CSUM) {
-            size_t start = d[0].csum_start;
-            size_t field = start + d[0].csum_offset;
-
-            if (field + 2 > len) {
-                dmnic_queue_error(core, qi, true, DMNIC_QERR_TX_TOO_LONG,
-                                  "checksum field at %zu outside %zu bytes",
-                                  field, len);
+        link = devmem_nic_core_link_up(core);
+        if (!link) {
+            status = DMNIC_TXC_S_LINK_DOWN;
+        }
+        if (d[0].flags & DMNIC_TXD_F_TSO) {
+            if (!dmnic_tx_tso(core, qi, len, &d[0], link, &nseg, &wire)) {
                 return;
             }
-            stw_be_p(core->tx_buf + field,
-                     ~dmnic_csum_fold(dmnic_csum_add(0, core->tx_buf + start,
-                                                     len - start)));
-            q->stats[DMNIC_QS_TX_CSUM]++;
-        }
-        if (len < DMNIC_TX_MIN_FRAME) {
-            memset(core->tx_buf + len, 0, DMNIC_TX_MIN_FRAME - len);
-        }
-        if (devmem_nic_core_link_up(core)) {
-            qemu_send_packet(qemu_get_queue(core->nic), core->tx_buf,
-                             MAX(len, DMNIC_TX_MIN_FRAME));
+            q->stats[DMNIC_QS_TX_TSO]++;
         } else {
-            status = DMNIC_TXC_S_LINK_DOWN;
+            if (d[0].flags & DMNIC_TXD_F_CSUM) {
+                size_t start = d[0].csum_start;
+                size_t field = start + d[0].csum_offset;
+
+                if (field + 2 > len) {
+                    dmnic_queue_error(core, qi, true, DMNIC_QERR_TX_TOO_LONG,
+                                      "checksum field at %zu outside %zu "
+                                      "bytes", field, len);
+                    return;
+                }
+                stw_be_p(core->tx_buf + field, 0xffff &
+                         ~dmnic_csum_fold(dmnic_csum_add(0,
+                                                         core->tx_buf + start,
+                                                         len - start)));
+                q->stats[DMNIC_QS_TX_CSUM]++;
+            }
+            if (len > DMNIC_TX_MAX_FRAME) {
+                dmnic_queue_error(core, qi, true, DMNIC_QERR_TX_TOO_LONG,
+                                  "packet at %u is %zu bytes", txd->dev, len);
+                return;
+            }
+            if (link) {
+                dmnic_tx_send(core, core->tx_buf, len);
+            }
+            nseg = 1;
+            wire = len;
         }
         trace_devmem_nic_tx_packet(qi, len, n, status);
 
@@ -851,8 +953,8 @@ static void dmnic_tx_process(DevmemNicCore *core, unsigned qi)
         }
         txd->dev = (txd->dev + n) & (txd->size - 1);
         if (status == DMNIC_TXC_S_OK) {
-            q->stats[DMNIC_QS_TX_PACKETS]++;
-            q->stats[DMNIC_QS_TX_BYTES] += len;
+            q->stats[DMNIC_QS_TX_PACKETS] += nseg;
+            q->stats[DMNIC_QS_TX_BYTES] += wire;
         }
         dmnic_queue_event(core, qi, DMNIC_Q_INT_TX);
     }
@@ -1031,7 +1133,7 @@ uint64_t devmem_nic_core_read(DevmemNicCore *core, hwaddr addr, unsigned size)
             break;
         case DMNIC_REG_CAPS:
             val = DMNIC_CAPS_HDS | DMNIC_CAPS_RX_CSUM | DMNIC_CAPS_TX_CSUM |
-                  DMNIC_CAPS_RSS | DMNIC_CAPS_FLOW_STEER;
+                  DMNIC_CAPS_RSS | DMNIC_CAPS_FLOW_STEER | DMNIC_CAPS_TSO;
             break;
         case DMNIC_REG_CTRL:
             val = core->ctrl;
@@ -1301,12 +1403,15 @@ void devmem_nic_core_write(DevmemNicCore *core, hwaddr addr, uint64_t val64,
 void devmem_nic_core_realize(DevmemNicCore *core)
 {
     core->tx_buf = g_malloc0(DMNIC_TX_BUF_SIZE);
+    core->tx_seg = g_malloc0(DMNIC_TSO_MAX_SEG + 1);
 }
 
 void devmem_nic_core_unrealize(DevmemNicCore *core)
 {
     g_free(core->tx_buf);
     core->tx_buf = NULL;
+    g_free(core->tx_seg);
+    core->tx_seg = NULL;
 }
 
 static const VMStateDescription vmstate_dmnic_ring = {

@@ -33,6 +33,7 @@ enum {
     DMNIC_QS_TX_ERRORS,
     DMNIC_QS_TX_CSUM,
     DMNIC_QS_RX_HDR_TOO_BIG,
+    DMNIC_QS_TX_TSO,
     DMNIC_QS_NUM,
 };
 
@@ -98,8 +99,9 @@ typedef struct DevmemNicCore {
     uint64_t gstats[DMNIC_GS_NUM];
     DmnicQueue q[DMNIC_MAX_QUEUES];
 
-    /* scratch buffer for TX gather, not migrated */
+    /* scratch buffers for TX gather and TSO segments, not migrated */
     uint8_t *tx_buf;
+    uint8_t *tx_seg;
 } DevmemNicCore;
 
 void devmem_nic_core_realize(DevmemNicCore *core);

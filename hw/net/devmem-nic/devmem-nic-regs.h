@@ -40,6 +40,8 @@
 #define DMNIC_BUF_LEN_MAX           65536   /* bytes, any RX/TX buffer */
 #define DMNIC_TX_MAX_DESC_PER_PKT   64
 #define DMNIC_TX_MAX_FRAME          65535   /* bytes, gathered frame */
+#define DMNIC_TSO_MAX_FRAME         131072  /* bytes, TSO super-frame */
+#define DMNIC_TSO_MAX_SEG           65535   /* bytes, headers + MSS */
 #define DMNIC_TX_MIN_FRAME          60      /* shorter frames are padded */
 
 /* ------------------------------------------------------------------ */
@@ -56,7 +58,7 @@
 #define DMNIC_CAPS_TX_CSUM          (1u << 2)
 #define DMNIC_CAPS_RSS              (1u << 3)
 #define DMNIC_CAPS_FLOW_STEER       (1u << 4)
-#define DMNIC_CAPS_TSO              (1u << 5)   /* not in 1.0: reads 0 */
+#define DMNIC_CAPS_TSO              (1u << 5)   /* TXD_F_TSO works */
 #define DMNIC_REG_CTRL              0x0010  /* RW */
 #define DMNIC_CTRL_RESET            (1u << 0)   /* W1: full reset, reads 0 */
 #define DMNIC_REG_STATUS            0x0014  /* RO */
@@ -194,6 +196,7 @@
 #define DMNIC_Q_TX_ERRORS           0x150   /* guest mistakes on TX */
 #define DMNIC_Q_TX_CSUM             0x158   /* packets with csum offload */
 #define DMNIC_Q_RX_HDR_TOO_BIG      0x160   /* splittable, hdrs > hbuf */
+#define DMNIC_Q_TX_TSO              0x168   /* TSO super-frames sent */
 
 /* ------------------------------------------------------------------ */
 /* In-memory structures                                                */
@@ -247,10 +250,10 @@
 #define DMNIC_TXD_FLAGS             0x0e    /* le16 */
 #define DMNIC_TXD_F_EOP             (1u << 0)   /* last desc of packet */
 #define DMNIC_TXD_F_CSUM            (1u << 1)   /* SOP only: csum offload */
-#define DMNIC_TXD_F_TSO             (1u << 2)   /* reserved (CAPS_TSO) */
+#define DMNIC_TXD_F_TSO             (1u << 2)   /* SOP only: TCP segmentation */
 #define DMNIC_TXD_CSUM_START        0x10    /* le16 SOP only */
 #define DMNIC_TXD_CSUM_OFFSET       0x12    /* le16 SOP only */
-#define DMNIC_TXD_MSS               0x14    /* le16 reserved for TSO, 0 */
+#define DMNIC_TXD_MSS               0x14    /* le16 SOP only, with TSO */
 
 /* TX completion, 16 bytes; one per packet */
 #define DMNIC_TXC_SIZE              16
