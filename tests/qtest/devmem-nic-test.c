@@ -2057,6 +2057,75 @@ static void test_migration(void)
 }
 
 /* ------------------------------------------------------------------ */
+/* Random register writes with traffic: QEMU survives                  */
+/* ------------------------------------------------------------------ */
+
+static void test_register_storm(void)
+{
+    g_autofree uint8_t *frame = g_malloc0(FRAME_MAX);
+    GRand *rnd = g_rand_new_with_seed(0xd3e4);
+    DlPktSpec spec;
+    size_t len;
+    uint64_t ram;
+    unsigned i;
+    DN s;
+
+    dn_start(&s, NULL);
+    qpci_msix_enable(s.dev);
+    all_rx_setup(&s);
+    tx_setup(&s, 0);
+    ram = galloc(&s, 64 * KiB);
+    dl_pkt_default(&spec, 4, DL_PROTO_TCP, 3000);
+    len = dl_pkt_build(&spec, frame, NULL);
+    for (i = 0; i < 3000; i++) {
+        uint32_t off, val;
+
+        if (g_rand_int_range(rnd, 0, 2)) {
+            /* a queue register */
+            off = DMNIC_QREG(g_rand_int_range(rnd, 0, NQ + 1),
+                             g_rand_int_range(rnd, 0, DMNIC_Q_STRIDE / 4) * 4);
+        } else {
+            off = g_rand_int_range(rnd, 0, 0x800 / 4) * 4;
+        }
+        switch (g_rand_int_range(rnd, 0, 4)) {
+        case 0:
+            val = g_rand_int(rnd);
+            break;
+        case 1:
+            val = g_rand_int_range(rnd, 0, 64);
+            break;
+        case 2:
+            val = ram + g_rand_int_range(rnd, 0, 64) * 1024;
+            break;
+        default:
+            val = 0x7;
+            break;
+        }
+        if (off == DMNIC_REG_CTRL && g_rand_int_range(rnd, 0, 8)) {
+            continue;       /* do not reset too often */
+        }
+        wr(&s, off, val);
+        if (!(i % 50)) {
+            dl_sock_send(s.sv[0], frame, len);
+            qtest_memset(s.qts, ram, g_rand_int(rnd) & 0xff, 4096);
+        }
+        if (!(i % 97)) {
+            /* drain whatever TX produced so the socket never fills */
+            while (dl_sock_recv(s.sv[0], frame + len, FRAME_MAX - len, 0) >
+                   0) {
+                ;
+            }
+        }
+    }
+    g_rand_free(rnd);
+    /* still alive, and a reset brings it back */
+    wr(&s, DMNIC_REG_CTRL, DMNIC_CTRL_RESET);
+    g_assert_cmphex(rd(&s, DMNIC_REG_ID), ==, DMNIC_ID_MAGIC);
+    g_assert_cmphex(qrd(&s, 0, DMNIC_Q_CTRL), ==, 0);
+    dn_stop(&s);
+}
+
+/* ------------------------------------------------------------------ */
 
 int main(int argc, char **argv)
 {
@@ -2101,5 +2170,6 @@ int main(int argc, char **argv)
         qtest_add_func("/devmem-nic/peer-bar/fault", test_peer_fault);
     }
     qtest_add_func("/devmem-nic/migration", test_migration);
+    qtest_add_func("/devmem-nic/register-storm", test_register_storm);
     return g_test_run();
 }

@@ -608,7 +608,7 @@ static void dmnic_rx_deliver(DevmemNicCore *core, unsigned qi,
         poff = p->hdr_len;
         plen = p->pay_len;
     } else {
-        hcopy = MIN(p->len, hb.len);
+        hcopy = MIN(MIN(p->len, hb.len), UINT16_MAX);
         poff = hcopy;
         plen = p->len - hcopy;
     }
