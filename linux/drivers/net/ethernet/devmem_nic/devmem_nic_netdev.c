@@ -526,6 +526,10 @@ void dmnic_netdev_init(struct dmnic *dm)
 
 	netdev->hw_features = NETIF_F_SG | NETIF_F_HW_CSUM | NETIF_F_RXCSUM |
 			      NETIF_F_RXHASH;
+	if (dmnic_rd32(dm, DMNIC_REG_CAPS) & DMNIC_CAPS_TSO) {
+		/* Default GSO limits fit: IP length <= 64K, no BIG TCP. */
+		netdev->hw_features |= NETIF_F_TSO | NETIF_F_TSO6;
+	}
 	/* Flow steering is always on (as in fbnic); the selftests rely on it. */
 	netdev->features = netdev->hw_features | NETIF_F_NTUPLE;
 	netdev->vlan_features = netdev->features & ~NETIF_F_NTUPLE;

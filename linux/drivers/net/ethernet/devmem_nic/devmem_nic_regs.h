@@ -43,6 +43,8 @@
 #define DMNIC_BUF_LEN_MAX           65536   /* bytes, any RX/TX buffer */
 #define DMNIC_TX_MAX_DESC_PER_PKT   64
 #define DMNIC_TX_MAX_FRAME          65535   /* bytes, gathered frame */
+#define DMNIC_TSO_MAX_FRAME         131072  /* bytes, TSO super-frame */
+#define DMNIC_TSO_MAX_SEG           65535   /* bytes, headers + MSS */
 #define DMNIC_TX_MIN_FRAME          60      /* shorter frames are padded */
 
 /* ------------------------------------------------------------------ */
@@ -59,7 +61,7 @@
 #define DMNIC_CAPS_TX_CSUM          BIT(2)
 #define DMNIC_CAPS_RSS              BIT(3)
 #define DMNIC_CAPS_FLOW_STEER       BIT(4)
-#define DMNIC_CAPS_TSO              BIT(5)   /* not in 1.0: reads 0 */
+#define DMNIC_CAPS_TSO              BIT(5)   /* TXD_F_TSO works */
 #define DMNIC_REG_CTRL              0x0010  /* RW */
 #define DMNIC_CTRL_RESET            BIT(0)   /* W1: full reset, reads 0 */
 #define DMNIC_REG_STATUS            0x0014  /* RO */
@@ -123,7 +125,7 @@
 #define DMNIC_REG_FS_ACTION         0x060c  /* RW data */
 #define DMNIC_FS_ACTION_QUEUE_MASK  0xffffu
 #define DMNIC_FS_ACTION_DROP        BIT(31)
-#define DMNIC_REG_FS_PORTS          0x0610  /* RW data: src [15:0] dst [31:16] */
+#define DMNIC_REG_FS_PORTS          0x0610  /* RW data: src 15:0, dst 31:16 */
 #define DMNIC_REG_FS_PORTS_MASK     0x0614  /* RW data: same layout */
 #define DMNIC_REG_FS_SRC_IP         0x0620  /* RW data: 4 regs, word n */
 #define DMNIC_REG_FS_SRC_IP_MASK    0x0630  /* RW data: 4 regs */
@@ -135,7 +137,7 @@
 /* ------------------------------------------------------------------ */
 #define DMNIC_Q_BASE                0x1000
 #define DMNIC_Q_STRIDE              0x200
-#define DMNIC_QREG(q, off)          (DMNIC_Q_BASE + (q) * DMNIC_Q_STRIDE + (off))
+#define DMNIC_QREG(q, off)  (DMNIC_Q_BASE + (q) * DMNIC_Q_STRIDE + (off))
 
 #define DMNIC_Q_CTRL                0x000   /* RW */
 #define DMNIC_Q_CTRL_RX_ENABLE      BIT(0)
@@ -197,6 +199,7 @@
 #define DMNIC_Q_TX_ERRORS           0x150   /* guest mistakes on TX */
 #define DMNIC_Q_TX_CSUM             0x158   /* packets with csum offload */
 #define DMNIC_Q_RX_HDR_TOO_BIG      0x160   /* splittable, hdrs > hbuf */
+#define DMNIC_Q_TX_TSO              0x168   /* TSO super-frames sent */
 
 /* ------------------------------------------------------------------ */
 /* In-memory structures                                                */
@@ -250,10 +253,10 @@
 #define DMNIC_TXD_FLAGS             0x0e    /* le16 */
 #define DMNIC_TXD_F_EOP             BIT(0)   /* last desc of packet */
 #define DMNIC_TXD_F_CSUM            BIT(1)   /* SOP only: csum offload */
-#define DMNIC_TXD_F_TSO             BIT(2)   /* reserved (CAPS_TSO) */
+#define DMNIC_TXD_F_TSO             BIT(2)   /* SOP only: TCP segmentation */
 #define DMNIC_TXD_CSUM_START        0x10    /* le16 SOP only */
 #define DMNIC_TXD_CSUM_OFFSET       0x12    /* le16 SOP only */
-#define DMNIC_TXD_MSS               0x14    /* le16 reserved for TSO, 0 */
+#define DMNIC_TXD_MSS               0x14    /* le16 SOP only, with TSO */
 
 /* TX completion, 16 bytes; one per packet */
 #define DMNIC_TXC_SIZE              16

@@ -49,6 +49,13 @@ void dmnic_tx_desc_fill(struct dmnic_tx_desc *d, dma_addr_t addr, u32 len,
 		flags |= DMNIC_TXD_F_CSUM;
 		d->csum_start = cpu_to_le16(skb_checksum_start_offset(csum_skb));
 		d->csum_offset = cpu_to_le16(csum_skb->csum_offset);
+		/* TSO: the stack's partial csum already points at the TCP
+		 * header and its check field, as the device wants.
+		 */
+		if (skb_is_gso(csum_skb)) {
+			flags |= DMNIC_TXD_F_TSO;
+			d->mss = cpu_to_le16(skb_shinfo(csum_skb)->gso_size);
+		}
 	}
 	d->flags = cpu_to_le16(flags);
 }
@@ -352,7 +359,8 @@ netdev_tx_t dmnic_xmit(struct sk_buff *skb, struct net_device *netdev)
 	 * an skb with unreadable (devmem) frags cannot be copied.
 	 */
 	if (unlikely(skb_shinfo(skb)->nr_frags + 1 > DMNIC_TX_MAX_DESC_PER_PKT ||
-		     len > DMNIC_TX_MAX_FRAME || !len))
+		     len > (skb_is_gso(skb) ? DMNIC_TSO_MAX_FRAME :
+			    DMNIC_TX_MAX_FRAME) || !len))
 		goto drop;
 
 	if (unlikely(dmnic_ring_space(tx->head, tx->tail, tx->size) <
