@@ -1447,10 +1447,35 @@ static const VMStateDescription vmstate_dmnic_queue = {
     },
 };
 
+/* an incoming stream must not make a running ring inconsistent */
+static int dmnic_core_post_load(void *opaque, int version_id)
+{
+    DevmemNicCore *core = opaque;
+    unsigned qi;
+    int i;
+
+    for (qi = 0; qi < DMNIC_MAX_QUEUES; qi++) {
+        DmnicQueue *q = &core->q[qi];
+
+        for (i = 0; i < DMNIC_NUM_RINGS; i++) {
+            DmnicRing *r = &q->ring[i];
+            bool running = i < DMNIC_RING_TXD ? dmnic_rx_running(q) :
+                                                dmnic_tx_running(q);
+
+            if (running && (qi >= core->num_queues || !dmnic_ring_valid(r) ||
+                            r->drv >= r->size || r->dev >= r->size)) {
+                return -EINVAL;
+            }
+        }
+    }
+    return 0;
+}
+
 const VMStateDescription vmstate_devmem_nic_core = {
     .name = "devmem-nic-core",
     .version_id = 1,
     .minimum_version_id = 1,
+    .post_load = dmnic_core_post_load,
     .fields = (const VMStateField[]) {
         VMSTATE_UINT32(ctrl, DevmemNicCore),
         VMSTATE_UINT32(int_cause, DevmemNicCore),
