@@ -979,6 +979,84 @@ static void test_flow_rule_255(void)
     dn_stop(&s);
 }
 
+static void test_flow_ipv6_src_udp(void)
+{
+    DlPktSpec v6;
+    Rule r;
+    Cpl c;
+    DN s;
+    int i;
+
+    dn_start(&s, NULL);
+    steer_all_to(&s, 0);
+    all_rx_setup(&s);
+    dl_pkt_default(&v6, 6, DL_PROTO_UDP, 200);
+    /* udp6 from src fd21:2223::/32, src port exact -> queue 3 */
+    memset(&r, 0, sizeof(r));
+    r.ipv6 = true;
+    r.l4 = DMNIC_FS_L4_UDP;
+    for (i = 0; i < 4; i++) {
+        r.src[i] = ldl_be_p(v6.saddr + 4 * i);
+    }
+    r.src_mask[0] = 0xffffffff;
+    r.sport = 1000;
+    r.sport_mask = 0xffff;
+    r.action = 3;
+    rule_write(&s, 3, &r, true);
+    g_assert_cmpint(landed(&s, &v6, &c), ==, 3);
+    g_assert_cmpuint(c.rule, ==, 3);
+    v6.saddr[9] ^= 0xff;                /* outside word 0: still matches */
+    g_assert_cmpint(landed(&s, &v6, &c), ==, 3);
+    v6.saddr[2] ^= 0x01;                /* inside word 0: no match */
+    g_assert_cmpint(landed(&s, &v6, NULL), ==, 0);
+    v6.saddr[2] ^= 0x01;
+    v6.sport = 1001;
+    g_assert_cmpint(landed(&s, &v6, NULL), ==, 0);
+    v6.sport = 1000;
+    v6.l4 = DL_PROTO_TCP;               /* protocol must match */
+    g_assert_cmpint(landed(&s, &v6, NULL), ==, 0);
+    /* an IPv4 packet never matches an IPv6 rule */
+    dl_pkt_default(&v6, 4, DL_PROTO_UDP, 200);
+    g_assert_cmpint(landed(&s, &v6, NULL), ==, 0);
+    dn_stop(&s);
+}
+
+static void test_misc_regs(void)
+{
+    DN s;
+
+    dn_start(&s, NULL);
+    /* hds-thresh is clamped to its maximum */
+    qwr(&s, 0, DMNIC_Q_HDS_THRESH, 100000);
+    g_assert_cmpuint(qrd(&s, 0, DMNIC_Q_HDS_THRESH), ==,
+                     DMNIC_HDS_THRESH_MAX);
+    /* 64-bit access to a ring base */
+    qpci_io_writeq(s.dev, s.regs, DMNIC_QREG(1, DMNIC_Q_TXD), 0x123456780040);
+    g_assert_cmphex(qrd(&s, 1, DMNIC_Q_TXD + DMNIC_RING_BASE_LO), ==,
+                    0x56780040);
+    g_assert_cmphex(qrd(&s, 1, DMNIC_Q_TXD + DMNIC_RING_BASE_HI), ==, 0x1234);
+    g_assert_cmphex(rd64(&s, DMNIC_QREG(1, DMNIC_Q_TXD)), ==,
+                    0x123456780040);
+    /* ring configuration is frozen while the direction is enabled */
+    ring_setup(&s, 1, TXD, 16);
+    ring_setup(&s, 1, TXC, 16);
+    qwr(&s, 1, DMNIC_Q_CTRL, DMNIC_Q_CTRL_TX_ENABLE);
+    qwr(&s, 1, DMNIC_Q_TXD + DMNIC_RING_SIZE, 64);
+    g_assert_cmpuint(qrd(&s, 1, DMNIC_Q_TXD + DMNIC_RING_SIZE), ==, 16);
+    /* registers of a queue that does not exist read 0 */
+    g_assert_cmphex(qrd(&s, NQ, DMNIC_Q_STATUS), ==, 0);
+    /* undefined global offsets read 0 */
+    g_assert_cmphex(rd(&s, 0x0ffc), ==, 0);
+    /* RW1C and masks */
+    qwr(&s, 1, DMNIC_Q_INT_MASK, 0xffffffff);
+    g_assert_cmphex(qrd(&s, 1, DMNIC_Q_INT_MASK), ==,
+                    DMNIC_Q_INT_RX | DMNIC_Q_INT_TX);
+    wr(&s, DMNIC_REG_INT_MASK, 0xffffffff);
+    g_assert_cmphex(rd(&s, DMNIC_REG_INT_MASK), ==,
+                    DMNIC_INT_LINK | DMNIC_INT_QERR);
+    dn_stop(&s);
+}
+
 /* ------------------------------------------------------------------ */
 /* RSS                                                                 */
 /* ------------------------------------------------------------------ */
@@ -2148,6 +2226,8 @@ int main(int argc, char **argv)
     qtest_add_func("/devmem-nic/rx/ring-wrap", test_rx_wrap_gen);
     qtest_add_func("/devmem-nic/flow/steer", test_flow_steer);
     qtest_add_func("/devmem-nic/flow/rule-255", test_flow_rule_255);
+    qtest_add_func("/devmem-nic/flow/ipv6-src-udp", test_flow_ipv6_src_udp);
+    qtest_add_func("/devmem-nic/misc-regs", test_misc_regs);
     qtest_add_func("/devmem-nic/rss/toeplitz", test_rss);
     qtest_add_func("/devmem-nic/tx/gather-csum", test_tx_gather_csum);
     qtest_add_func("/devmem-nic/tx/cpl-ring-full", test_tx_cpl_ring_full);
