@@ -638,6 +638,65 @@ static void test_p2p(void)
     fa_stop(&a);
 }
 
+/* Registers, fault window and device memory survive migration. */
+static void test_migration(void)
+{
+    g_autofree char *path = g_strdup_printf("%s/faccel-mig-%d.sock",
+                                            g_get_tmp_dir(), getpid());
+    g_autofree char *uri = g_strdup_printf("unix:%s", path);
+    g_autofree char *args = NULL;
+    uint8_t in[8192];
+    uint32_t count, crc;
+    FAState s, d;
+
+    fa_start(&s, ",mem-size=1M");
+    fill_pattern(in, sizeof(in), 9);
+    qpci_memwrite(s.dev, s.mem, 0x10000, in, sizeof(in));
+    wr(&s, FACCEL_REG_SCRATCH, 0x5ca1ab1e);
+    wr(&s, FACCEL_REG_ENG_FILL, 0x01020304);
+    g_assert_cmphex(engine(&s, FACCEL_ENG_OP_COPY, 0x10000, 0x20000,
+                           sizeof(in)), ==, FACCEL_ENG_STATUS_DONE);
+    crc = rd(&s, FACCEL_REG_ENG_CRC);
+    set_fault(&s, 0x30000, 0x2000, true);
+    g_assert_cmphex(qpci_io_readl(s.dev, s.mem, 0x30000), ==, 0xffffffff);
+    count = rd(&s, FACCEL_REG_RESET_COUNT);
+
+    args = g_strdup_printf("-nodefaults -device fake-accel,mem-size=1M "
+                           "-incoming %s", uri);
+    d.qs = qtest_pc_boot("%s", args);
+    d.dev = NULL;
+    qpci_device_foreach(d.qs->pcibus, FACCEL_PCI_VENDOR_ID,
+                        FACCEL_PCI_DEVICE_ID, find_dev, &d.dev);
+    g_assert_nonnull(d.dev);
+    migrate(s.qs, d.qs, uri);
+    unlink(path);
+    /* config space (BARs) migrated: same addresses */
+    d.regs = s.regs;
+    d.mem = s.mem;
+
+    g_assert_cmphex(rd(&d, FACCEL_REG_SCRATCH), ==, 0x5ca1ab1e);
+    g_assert_cmphex(rd(&d, FACCEL_REG_ENG_FILL), ==, 0x01020304);
+    g_assert_cmphex(rd(&d, FACCEL_REG_ENG_CRC), ==, crc);
+    g_assert_cmpuint(rd(&d, FACCEL_REG_ENG_COUNT), ==, 1);
+    g_assert_cmpuint(rd(&d, FACCEL_REG_RESET_COUNT), ==, count);
+    g_assert_cmpuint(rd(&d, FACCEL_REG_FAULT_HITS), ==, 1);
+    g_assert_true(rd(&d, FACCEL_REG_STATUS) & FACCEL_STATUS_FAULT_ACTIVE);
+    /* the fault overlay was rebuilt on the destination */
+    g_assert_cmphex(qpci_io_readl(d.dev, d.mem, 0x31000), ==, 0xffffffff);
+    g_assert_cmphex(qpci_io_readl(d.dev, d.mem, 0x32000), ==, 0);
+    /* device memory, including what the engine wrote, arrived */
+    g_assert_cmphex(engine(&d, FACCEL_ENG_OP_CRC, 0x10000, 0, sizeof(in)),
+                    ==, FACCEL_ENG_STATUS_DONE);
+    g_assert_cmphex(rd(&d, FACCEL_REG_ENG_CRC), ==,
+                    ref_crc32(in, sizeof(in)));
+    g_assert_cmphex(engine(&d, FACCEL_ENG_OP_CRC, 0x20000, 0, sizeof(in)),
+                    ==, FACCEL_ENG_STATUS_DONE);
+    g_assert_cmphex(rd(&d, FACCEL_REG_ENG_CRC), ==, crc);
+
+    fa_stop(&s);
+    fa_stop(&d);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -652,5 +711,6 @@ int main(int argc, char **argv)
     qtest_add_func("/fake-accel/memdev-bad-size", test_memdev_bad_size);
     qtest_add_func("/fake-accel/fault-window", test_fault_window);
     qtest_add_func("/fake-accel/p2p", test_p2p);
+    qtest_add_func("/fake-accel/migration", test_migration);
     return g_test_run();
 }
