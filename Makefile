@@ -4,7 +4,7 @@
 SHELL := /bin/bash
 export DL_T0 := $(shell date +%s)
 
-.PHONY: all help bootstrap fetch qemu kernel selftests image build run check check-nobuild \
+.PHONY: bench all help bootstrap fetch qemu kernel selftests image build run check check-nobuild \
 	check-headers clean distclean
 
 all: help
@@ -49,3 +49,6 @@ clean:
 
 distclean: clean
 	rm -rf "$${XDG_CACHE_HOME:-$$HOME/.cache}/devmem-lab"
+
+bench: build
+	@scripts/bench
