@@ -254,9 +254,15 @@ int dmnic_reconfigure(struct dmnic *dm, unsigned int num_queues,
 	dm->tx_ring_size = tx_ring_size;
 	dm->hds_enabled = hds;
 
-	if (!running)
-		return netif_set_real_num_queues(dm->netdev, num_queues,
-						 num_queues);
+	if (!running) {
+		err = netif_set_real_num_queues(dm->netdev, num_queues,
+						num_queues);
+		if (!err) {
+			dmnic_rss_default(dm);
+			dmnic_rss_write(dm);
+		}
+		return err;
+	}
 
 	err = dmnic_up(dm);
 	if (!err)
