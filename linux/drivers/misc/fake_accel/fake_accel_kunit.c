@@ -76,6 +76,8 @@ static void faccel_test_uapi_layout(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, offsetof(struct faccel_engine, done_len), 36);
 	KUNIT_EXPECT_EQ(test, _IOC_NR(FACCEL_IOCTL_ENGINE), 2);
 	KUNIT_EXPECT_EQ(test, _IOC_TYPE(FACCEL_IOCTL_RESET), 0xFA);
+	KUNIT_EXPECT_EQ(test, sizeof(struct faccel_fault), 24);
+	KUNIT_EXPECT_EQ(test, FACCEL_IOCTL_FAULT, 0xc018fa04);
 }
 
 static struct kunit_case faccel_test_cases[] = {

@@ -162,6 +162,40 @@ static long faccel_ioctl_engine(struct faccel_dev *fdev, void __user *uarg)
 	return copy_to_user(uarg, &eng, sizeof(eng)) ? -EFAULT : 0;
 }
 
+static long faccel_ioctl_fault(struct faccel_dev *fdev, void __user *uarg)
+{
+	struct faccel_fault req;
+	u32 ctrl;
+
+	if (copy_from_user(&req, uarg, sizeof(req)))
+		return -EFAULT;
+	if (req.flags & ~FACCEL_FAULT_ENABLE || req.pad)
+		return -EINVAL;
+
+	mutex_lock(&fdev->lock);
+	if (fdev->gone) {
+		mutex_unlock(&fdev->lock);
+		return -ENODEV;
+	}
+	writel(0, fdev->regs + FACCEL_REG_FAULT_CTRL);
+	req.hits = readl(fdev->regs + FACCEL_REG_FAULT_HITS);
+	writel(0, fdev->regs + FACCEL_REG_FAULT_HITS);
+	writel(lower_32_bits(req.offset), fdev->regs + FACCEL_REG_FAULT_OFF_LO);
+	writel(upper_32_bits(req.offset), fdev->regs + FACCEL_REG_FAULT_OFF_HI);
+	writel(req.len, fdev->regs + FACCEL_REG_FAULT_LEN);
+	if (req.flags & FACCEL_FAULT_ENABLE)
+		writel(FACCEL_FAULT_CTRL_ENABLE,
+		       fdev->regs + FACCEL_REG_FAULT_CTRL);
+	ctrl = readl(fdev->regs + FACCEL_REG_FAULT_CTRL);
+	mutex_unlock(&fdev->lock);
+
+	/* the device refuses a misaligned or out-of-range window */
+	if ((req.flags & FACCEL_FAULT_ENABLE) &&
+	    !(ctrl & FACCEL_FAULT_CTRL_ENABLE))
+		return -EINVAL;
+	return copy_to_user(uarg, &req, sizeof(req)) ? -EFAULT : 0;
+}
+
 static long faccel_ioctl_reset(struct faccel_dev *fdev)
 {
 	mutex_lock(&fdev->lock);
@@ -190,6 +224,8 @@ static long faccel_ioctl(struct file *file, unsigned int cmd,
 		return faccel_ioctl_engine(fdev, uarg);
 	case FACCEL_IOCTL_RESET:
 		return faccel_ioctl_reset(fdev);
+	case FACCEL_IOCTL_FAULT:
+		return faccel_ioctl_fault(fdev, uarg);
 	}
 	return -ENOTTY;
 }

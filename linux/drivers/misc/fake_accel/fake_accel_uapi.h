@@ -48,6 +48,17 @@ struct faccel_engine {
 	__u32 done_len;		/* out: bytes processed */
 };
 
+/* FACCEL_IOCTL_FAULT: program the device's fault window (fault tests) */
+#define FACCEL_FAULT_ENABLE	0x1
+
+struct faccel_fault {
+	__u64 offset;		/* in: BAR2 offset, 4 KiB aligned */
+	__u32 len;		/* in: bytes, 4 KiB multiple, > 0 if enabled */
+	__u32 flags;		/* in: FACCEL_FAULT_ENABLE or 0 (disable) */
+	__u32 hits;		/* out: FAULT_HITS before this call (cleared) */
+	__u32 pad;
+};
+
 #define FACCEL_IOCTL_INFO \
 	_IOR(FACCEL_IOCTL_MAGIC, 0x00, struct faccel_info)
 #define FACCEL_IOCTL_ALLOC_DMABUF \
@@ -56,5 +67,7 @@ struct faccel_engine {
 	_IOWR(FACCEL_IOCTL_MAGIC, 0x02, struct faccel_engine)
 /* revoke every buffer, then reset the device */
 #define FACCEL_IOCTL_RESET	_IO(FACCEL_IOCTL_MAGIC, 0x03)
+#define FACCEL_IOCTL_FAULT \
+	_IOWR(FACCEL_IOCTL_MAGIC, 0x04, struct faccel_fault)
 
 #endif /* _UAPI_FAKE_ACCEL_H */
