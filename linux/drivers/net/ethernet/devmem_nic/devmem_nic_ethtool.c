@@ -718,6 +718,9 @@ static void dmnic_get_ethtool_stats(struct net_device *netdev,
 const struct ethtool_ops dmnic_ethtool_ops = {
 	.supported_ring_params	= ETHTOOL_RING_USE_TCP_DATA_SPLIT |
 				  ETHTOOL_RING_USE_HDS_THRS,
+	/* Rebuilding the queues changes real_num_*_queues (qdiscs): rtnl. */
+	.op_needs_rtnl		= ETHTOOL_OP_NEEDS_RTNL_SCHANNELS |
+				  ETHTOOL_OP_NEEDS_RTNL_SRINGPARAM,
 	.get_drvinfo		= dmnic_get_drvinfo,
 	.get_link		= ethtool_op_get_link,
 	.get_ringparam		= dmnic_get_ringparam,
