@@ -278,6 +278,12 @@ enum dmnic_rx_csum {
 	DMNIC_RX_CSUM_BAD,
 };
 
+enum dmnic_rx_verdict {
+	DMNIC_RX_PASS,		/* deliver, CHECKSUM_NONE */
+	DMNIC_RX_PASS_CSUM_OK,	/* deliver, CHECKSUM_UNNECESSARY */
+	DMNIC_RX_DROP,
+};
+
 /* Pure helpers (no device access), covered by KUnit. */
 unsigned int dmnic_ring_used(u32 head, u32 tail, u32 size);
 unsigned int dmnic_ring_space(u32 head, u32 tail, u32 size);
@@ -286,6 +292,8 @@ void dmnic_tx_desc_fill(struct dmnic_tx_desc *d, dma_addr_t addr, u32 len,
 bool dmnic_rx_cmpl_valid(const struct dmnic_rx_cmpl *c, u32 gen);
 bool dmnic_tx_cmpl_valid(const struct dmnic_tx_cmpl *c, u32 gen);
 enum dmnic_rx_csum dmnic_rx_csum_status(u32 flags);
+enum dmnic_rx_verdict dmnic_rx_verdict(u32 flags, unsigned int nr_frags,
+				       bool readable, bool rxcsum);
 enum pkt_hash_types dmnic_rx_hash_type(u8 rss_type);
 int dmnic_rule_from_flow_spec(const struct ethtool_rx_flow_spec *fs,
 			      struct dmnic_rule *rule);

@@ -168,6 +168,50 @@ static void dmnic_test_rx_csum(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, dmnic_rx_csum_status(c->flags), c->expect);
 }
 
+struct dmnic_verdict_case {
+	const char *name;
+	u32 flags;
+	unsigned int nr_frags;
+	bool readable, rxcsum;
+	enum dmnic_rx_verdict expect;
+};
+
+#define OK4	(DMNIC_RXC_F_L3_CSUM_OK | DMNIC_RXC_F_L4_CSUM_OK)
+
+static const struct dmnic_verdict_case dmnic_verdict_cases[] = {
+	{ "split devmem csum ok", DMNIC_RXC_F_SPLIT | OK4, 1, false, true,
+	  DMNIC_RX_PASS_CSUM_OK },
+	{ "split devmem csum bad", DMNIC_RXC_F_SPLIT | DMNIC_RXC_F_L4_CSUM_BAD,
+	  1, false, true, DMNIC_RX_DROP },
+	{ "split devmem rxcsum off", DMNIC_RXC_F_SPLIT | OK4, 2, false, false,
+	  DMNIC_RX_DROP },
+	{ "unsplit devmem payload", OK4, 1, false, true, DMNIC_RX_DROP },
+	{ "unsplit in header buffer", OK4, 0, true, true,
+	  DMNIC_RX_PASS_CSUM_OK },
+	{ "unsplit host payload", OK4, 2, true, true, DMNIC_RX_PASS_CSUM_OK },
+	{ "host payload csum bad", DMNIC_RXC_F_L4_CSUM_BAD, 1, true, true,
+	  DMNIC_RX_PASS },
+	{ "arp", 0, 0, true, true, DMNIC_RX_PASS },
+	{ "udp4 csum 0", DMNIC_RXC_F_L3_CSUM_OK, 0, true, true, DMNIC_RX_PASS },
+};
+
+static void dmnic_verdict_case_desc(const struct dmnic_verdict_case *c,
+				    char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(dmnic_verdict, dmnic_verdict_cases, dmnic_verdict_case_desc);
+
+static void dmnic_test_rx_verdict(struct kunit *test)
+{
+	const struct dmnic_verdict_case *c = test->param_value;
+
+	KUNIT_EXPECT_EQ(test, dmnic_rx_verdict(c->flags, c->nr_frags,
+					       c->readable, c->rxcsum),
+			c->expect);
+}
+
 /* ---- flow rules ---- */
 
 static void dmnic_test_rule_tcp4_5tuple(struct kunit *test)
@@ -336,6 +380,7 @@ static struct kunit_case dmnic_desc_test_cases[] = {
 	KUNIT_CASE(dmnic_test_cmpl_gen),
 	KUNIT_CASE(dmnic_test_cmpl_layout),
 	KUNIT_CASE_PARAM(dmnic_test_rx_csum, dmnic_csum_gen_params),
+	KUNIT_CASE_PARAM(dmnic_test_rx_verdict, dmnic_verdict_gen_params),
 	{}
 };
 

@@ -79,6 +79,25 @@ enum dmnic_rx_csum dmnic_rx_csum_status(u32 flags)
 	return DMNIC_RX_CSUM_NONE;
 }
 
+/*
+ * What to do with a completed packet. @readable is false when a payload
+ * buffer is a net_iov (devmem). The CPU may look only at the header buffer,
+ * so an unsplit packet that spilled into unreadable payload buffers has
+ * headers or protocol data nobody can parse: drop it (spec rule). The stack
+ * cannot checksum unreadable payload either, so those need the device's OK.
+ */
+enum dmnic_rx_verdict dmnic_rx_verdict(u32 flags, unsigned int nr_frags,
+				       bool readable, bool rxcsum)
+{
+	if (!(flags & DMNIC_RXC_F_SPLIT) && nr_frags && !readable)
+		return DMNIC_RX_DROP;
+	if (rxcsum && dmnic_rx_csum_status(flags) == DMNIC_RX_CSUM_OK)
+		return DMNIC_RX_PASS_CSUM_OK;
+	if (!readable)
+		return DMNIC_RX_DROP;
+	return DMNIC_RX_PASS;
+}
+
 enum pkt_hash_types dmnic_rx_hash_type(u8 rss_type)
 {
 	switch (rss_type) {
@@ -714,40 +733,20 @@ static void dmnic_rx_finish(struct dmnic *dm, struct dmnic_rx_queue *rx,
 			    const struct dmnic_rx_cmpl *c, u32 flags)
 {
 	struct sk_buff *skb = rx->skb;
-	bool readable;
+	enum dmnic_rx_verdict verdict;
 
 	rx->skb = NULL;
-	readable = skb_frags_readable(skb);
-
-	/* Unsplit packet with payload buffers: headers or protocol data sit
-	 * in memory the CPU may not read. Only safe if everything is
-	 * readable.
-	 */
-	if (!(flags & DMNIC_RXC_F_SPLIT) && skb_shinfo(skb)->nr_frags &&
-	    !readable) {
+	verdict = dmnic_rx_verdict(flags, skb_shinfo(skb)->nr_frags,
+				   skb_frags_readable(skb),
+				   dm->netdev->features & NETIF_F_RXCSUM);
+	if (verdict == DMNIC_RX_DROP) {
 		rx->skb = skb;
 		dmnic_rx_drop(rx);
 		return;
 	}
-
 	skb_checksum_none_assert(skb);
-	switch (dmnic_rx_csum_status(flags)) {
-	case DMNIC_RX_CSUM_OK:
-		if (dm->netdev->features & NETIF_F_RXCSUM) {
-			skb->ip_summed = CHECKSUM_UNNECESSARY;
-			break;
-		}
-		fallthrough;
-	case DMNIC_RX_CSUM_NONE:
-	case DMNIC_RX_CSUM_BAD:
-		/* The stack cannot checksum unreadable payload. */
-		if (!readable) {
-			rx->skb = skb;
-			dmnic_rx_drop(rx);
-			return;
-		}
-		break;
-	}
+	if (verdict == DMNIC_RX_PASS_CSUM_OK)
+		skb->ip_summed = CHECKSUM_UNNECESSARY;
 
 	if ((flags & DMNIC_RXC_F_RSS) && (dm->netdev->features & NETIF_F_RXHASH))
 		skb_set_hash(skb, le32_to_cpu(c->rss_hash),
