@@ -37,6 +37,27 @@ void dmnic_update_link(struct dmnic *dm)
 	}
 }
 
+/* A queue direction stopped on a programming error (see the spec). */
+static void dmnic_report_queue_errors(struct dmnic *dm)
+{
+	u64 map = (u64)dmnic_rd32(dm, DMNIC_REG_ERR_QMAP_HI) << 32 |
+		  dmnic_rd32(dm, DMNIC_REG_ERR_QMAP_LO);
+	unsigned int q;
+
+	for (q = 0; q < dm->max_queues; q++) {
+		u32 st;
+
+		if (!(map & BIT_ULL(q)))
+			continue;
+		st = dmnic_rd32(dm, DMNIC_QREG(q, DMNIC_Q_STATUS));
+		netdev_err(dm->netdev,
+			   "queue %u stopped by the device: rx error %u, tx error %u\n",
+			   q,
+			   (st >> DMNIC_Q_STATUS_RX_ERR_SHIFT) & DMNIC_Q_STATUS_ERR_MASK,
+			   (st >> DMNIC_Q_STATUS_TX_ERR_SHIFT) & DMNIC_Q_STATUS_ERR_MASK);
+	}
+}
+
 static void dmnic_admin_work(struct work_struct *work)
 {
 	struct dmnic *dm = container_of(work, struct dmnic, admin_work);
@@ -45,9 +66,7 @@ static void dmnic_admin_work(struct work_struct *work)
 	cause = dmnic_rd32(dm, DMNIC_REG_INT_CAUSE);
 	dmnic_wr32(dm, DMNIC_REG_INT_CAUSE, cause);
 	if (cause & DMNIC_INT_QERR)
-		netdev_err(dm->netdev, "queue error, queue map %#x %#x\n",
-			   dmnic_rd32(dm, DMNIC_REG_ERR_QMAP_HI),
-			   dmnic_rd32(dm, DMNIC_REG_ERR_QMAP_LO));
+		dmnic_report_queue_errors(dm);
 	dmnic_update_link(dm);
 }
 
