@@ -161,6 +161,11 @@ static int dmnic_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 	err = dma_set_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(64));
 	if (err)
 		return dev_err_probe(&pdev->dev, err, "no 64-bit DMA\n");
+	/* Buffers are described per descriptor, the device has no segment
+	 * limit: a devmem binding maps a whole dma-buf (often one huge
+	 * segment) against this device.
+	 */
+	dma_set_max_seg_size(&pdev->dev, UINT_MAX);
 
 	regs = pcim_iomap_region(pdev, DMNIC_BAR_REGS, DMNIC_DRV_NAME);
 	if (IS_ERR(regs))
