@@ -207,7 +207,10 @@ static int dmnic_up(struct dmnic *dm)
 	for (q = 0; q < dm->num_queues; q++)
 		dmnic_qv_start(dm, dm->qv[q]);
 
-	netif_tx_start_all_queues(dm->netdev);
+	/* Wake, not just start: after a reconfiguration the qdiscs may hold a
+	 * backlog that needs a kick.
+	 */
+	netif_tx_wake_all_queues(dm->netdev);
 	dmnic_update_link(dm);
 	return 0;
 
