@@ -73,3 +73,16 @@ DL_BUILD=${DEVMEM_LAB_BUILD:-$DL_CACHE/build}
 
 # tree_key DIR: a short key naming a source tree (so trees from different places never mix).
 tree_key() { realpath "$1" | sha256sum | cut -c1-12; }
+
+# make_work_tree WHAT SRC WORK: create (once) WORK as a hard-linked copy of SRC. Files in it
+# are only ever replaced (write_if_changed, rsync, cp --remove-destination), never written
+# through, so SRC stays pristine.
+make_work_tree() {
+    local what=$1 src=$2 work=$3
+    [ -f "$work/.devmem-lab-work" ] && return 0
+    step "$what: creating work tree $work (hard links to $src)"
+    rm -rf "$work.tmp"
+    cp -al "$src" "$work.tmp"
+    touch "$work.tmp/.devmem-lab-work"
+    mv "$work.tmp" "$work"
+}
