@@ -86,3 +86,9 @@ make_work_tree() {
     touch "$work.tmp/.devmem-lab-work"
     mv "$work.tmp" "$work"
 }
+
+# console_splats LOG: print the first lines of LOG that show a kernel warning, oops or leak
+# report; succeed (0) if there were any. The one definition both the checks and the runs use.
+console_splats() {
+    grep -m5 -E 'BUG:|WARNING:|Oops|Call Trace:|unreferenced object|RIP:' "$1" 2>/dev/null
+}
