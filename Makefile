@@ -6,6 +6,7 @@ export DL_T0 := $(shell date +%s)
 
 .PHONY: bench all help bootstrap fetch qemu kernel selftests image build run check check-nobuild \
 	check-headers clean distclean
+.PHONY: fuzz check-asan
 
 all: help
 
@@ -13,6 +14,8 @@ help:
 	@echo "make run     set up, build, boot the guest, run the devmem selftests, print a summary"
 	@echo "make check   build, then qtests + header agreement + style + a boot smoke test"
 	@echo "make build   only build (QEMU, kernel, selftests, guest image)"
+	@echo "make fuzz    FUZZ_TIME=600 FUZZ_DEVICE=all: libFuzzer + ASan/UBSan on both devices"
+	@echo "make check-asan  the qtests against an ASan + UBSan build of QEMU"
 	@echo "make clean   remove out/ (build caches live in ~/.cache/devmem-lab: make distclean)"
 
 bootstrap:
@@ -52,3 +55,12 @@ distclean: clean
 
 bench: build
 	@scripts/bench
+
+# Hardening (scripts/fuzz, scripts/check-asan): libFuzzer + ASan/UBSan, separate build dirs.
+FUZZ_TIME ?= 600
+FUZZ_DEVICE ?= all
+fuzz: fetch
+	@scripts/fuzz --time $(FUZZ_TIME) --device $(FUZZ_DEVICE)
+
+check-asan: fetch
+	@scripts/check-asan
