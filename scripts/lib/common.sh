@@ -87,6 +87,14 @@ make_work_tree() {
     mv "$work.tmp" "$work"
 }
 
+# record_timing NAME KIND SECONDS: append a build timing to $DL_CACHE/timings.tsv (date, name,
+# cold|incremental, wall seconds, cores, load average at the end) for scripts/bench to report.
+record_timing() {
+    mkdir -p "$DL_CACHE"
+    printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$(date -u +%FT%TZ)" "$1" "$2" "$3" "$(nproc)" \
+        "$(cut -d' ' -f1 /proc/loadavg)" >>"$DL_CACHE/timings.tsv"
+}
+
 # console_splats LOG: print the first lines of LOG that show a kernel warning, oops or leak
 # report; succeed (0) if there were any. The one definition both the checks and the runs use.
 console_splats() {

@@ -1,0 +1,223 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""bench-report: turn scripts/bench's raw figures into bench.json, bench.txt and bench.png.
+
+usage: bench-report.py OUT_DIR TIMINGS_TSV "ACCELS"
+Reads OUT_DIR/times.tsv (name, accel, seconds), OUT_DIR/net.txt (the guest's BENCH lines),
+OUT_DIR/monitor.json (host CPU per phase) and TIMINGS_TSV (build timings the build scripts
+recorded); writes OUT_DIR/bench.json, bench.txt and, with python3-matplotlib, bench.png.
+"""
+import datetime
+import json
+import os
+import platform
+import re
+import sys
+
+# Which device model's functions count as "the device" for each measurement.
+DEVICE_OF = {'devmem': 'devmem-nic', 'virtio': 'virtio-net', 'igb': 'igb'}
+
+
+def machine():
+    model = platform.machine()
+    try:
+        for line in open('/proc/cpuinfo'):
+            if line.startswith('model name'):
+                model = line.split(':', 1)[1].strip()
+                break
+    except OSError:
+        pass
+    mem = os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES') / 2**30
+    return f'{platform.node()}: {os.cpu_count()} cores, {mem:.0f} GiB, {model}'
+
+
+def read_times(path):
+    res = {}
+    if os.path.exists(path):
+        for line in open(path):
+            name, accel, secs = line.rstrip('\n').split('\t')
+            try:
+                res.setdefault(name, {})[accel] = float(secs)
+            except ValueError:
+                res.setdefault(name, {})[accel] = None
+    return res
+
+
+def read_cold(path):
+    """Latest cold build of each component from the build scripts' timings.tsv."""
+    cold = {}
+    if os.path.exists(path):
+        for line in open(path):
+            f = line.rstrip('\n').split('\t')
+            if len(f) >= 6 and f[2] == 'cold':
+                comp = 'qemu' if f[1].startswith('qemu-') else \
+                    'kernel' if f[1] == 'kernel-base-devmem-kunit' else \
+                    'image' if f[1] == 'image' else None
+                if comp:
+                    cold[comp] = {'seconds': int(f[3]), 'date': f[0], 'cores': int(f[4]),
+                                  'load': float(f[5])}
+    return cold
+
+
+def read_net(path, monitor):
+    rows = {}
+    if os.path.exists(path):
+        for line in open(path):
+            kv = dict(re.findall(r'(\w+)=(\S+)', line))
+            if 'name' in kv:
+                rows[kv['name']] = kv
+    for name, kv in rows.items():
+        ph = monitor.get(name)
+        if not ph or 'gbps' not in kv:
+            continue
+        gb = int(kv.get('bytes', 0)) / 1e9
+        pkts = int(kv.get('pkts', 0))
+        kv['host_cpu_s'] = ph['cpu_s']
+        if gb > 0:
+            kv['host_cpu_s_per_gb'] = round(ph['cpu_s'] / gb, 2)
+        if pkts > 0:
+            kv['host_cpu_us_per_pkt'] = round(ph['cpu_s'] / pkts * 1e6, 2)
+        dev = DEVICE_OF.get(kv.get('pair', ''))
+        if ph.get('perf') and dev:
+            share = ph['perf'].get(dev, 0)
+            if kv.get('provider') == 'fake-accel':
+                share += ph['perf'].get('fake-accel', 0)
+            kv['device_share'] = round(share, 4)
+            if gb > 0:
+                kv['device_cpu_s_per_gb'] = round(ph['cpu_s'] * share / gb, 3)
+            if pkts > 0:
+                kv['device_cpu_us_per_pkt'] = round(ph['cpu_s'] * share / pkts * 1e6, 3)
+    return rows
+
+
+def fmt(v, spec='.1f'):
+    return '-' if v is None else format(v, spec)
+
+
+def main():
+    if len(sys.argv) != 4:
+        print(__doc__.strip())
+        sys.exit(2)
+    out, timings, accels = sys.argv[1], sys.argv[2], sys.argv[3].split()
+    monitor = {}
+    mpath = os.path.join(out, 'monitor.json')
+    if os.path.exists(mpath):
+        monitor = json.load(open(mpath))
+    res = {
+        'date': datetime.datetime.now(datetime.timezone.utc).isoformat(timespec='minutes'),
+        'machine': machine(),
+        'accels': accels,
+        'time_s': read_times(os.path.join(out, 'times.tsv')),
+        'cold_builds': read_cold(timings),
+        'net': read_net(os.path.join(out, 'net.txt'), monitor),
+    }
+    net = res['net']
+    base = {f: float(net[f'tcp-virtio-{f}']['gbps']) for f in ('1', '4')
+            if 'gbps' in net.get(f'tcp-virtio-{f}', {})}
+    for name, kv in net.items():
+        f = kv.get('flows', '1')
+        if 'gbps' in kv and base.get(f):
+            kv['ratio_to_virtio'] = round(float(kv['gbps']) / base[f], 2)
+    json.dump(res, open(os.path.join(out, 'bench.json'), 'w'), indent=1)
+
+    L = [f"devmem-lab bench, {res['date']}, {res['machine']}, accelerators: {' '.join(accels)}"]
+    if res['cold_builds'] or res['time_s']:
+        L.append('')
+        L.append('Time to result                         ' +
+                 ''.join(f'{a:>10}' for a in accels) + '   (seconds)')
+        for comp in ('qemu', 'kernel', 'image'):
+            c = res['cold_builds'].get(comp)
+            if c:
+                L.append(f'  cold build: {comp:<25} {c["seconds"]:>10}   '
+                         f'(recorded {c["date"][:16]}, {c["cores"]} cores, load {c["load"]})')
+        names = [('cold_build_qemu', 'cold build: qemu (now)'),
+                 ('cold_build_kernel', 'cold build: kernel (now)'),
+                 ('cold_build_image', 'cold build: image (now)'),
+                 ('warm_build', "warm 'make build'"),
+                 ('warm_make_run', "warm 'make run'"),
+                 ('boot_to_shell', 'boot to shell and back'),
+                 ('devmem_py', 'devmem.py'),
+                 ('edit_device_rebuild', 'edit device file: rebuild'),
+                 ('edit_device_rerun', '  ... + devmem.py'),
+                 ('edit_driver_rebuild', 'edit driver file: rebuild'),
+                 ('edit_driver_rerun', '  ... + devmem.py')]
+        for key, label in names:
+            t = res['time_s'].get(key)
+            if not t:
+                continue
+            if '-' in t:
+                L.append(f'  {label:<37}{fmt(t["-"]):>10}')
+            else:
+                L.append(f'  {label:<37}' + ''.join(f'{fmt(t.get(a)):>10}' for a in accels))
+    if net:
+        L.append('')
+        L.append('Data path (peer -> dut unless TX)  Gbit/s  x virtio   kpps  '
+                 'host CPU s/GB  us/pkt  device share  device us/pkt')
+        for name, kv in net.items():
+            if 'error' in kv:
+                L.append(f'  {name:<32} error: {kv["error"]}')
+                continue
+            L.append(f'  {name:<32} {float(kv["gbps"]):6.3f} {fmt(kv.get("ratio_to_virtio"), ".2f"):>9}'
+                     f' {int(kv.get("pps", 0)) / 1000:6.1f} {fmt(kv.get("host_cpu_s_per_gb")):>14}'
+                     f' {fmt(kv.get("host_cpu_us_per_pkt")):>7}'
+                     f' {fmt(kv.get("device_share") and kv["device_share"] * 100, ".1f"):>12}%'
+                     f' {fmt(kv.get("device_cpu_us_per_pkt"), ".2f"):>14}')
+        u, a = net.get('devmem-rx-udmabuf', {}), net.get('devmem-rx-fake-accel', {})
+        if 'gbps' in u and 'gbps' in a:
+            L.append(f'  devmem RX into accelerator memory / into udmabuf: '
+                     f'{float(a["gbps"]) / float(u["gbps"]):.2f}')
+        d, i = net.get('tcp-devmem-1', {}), net.get('tcp-igb-1', {})
+        if 'gbps' in d and 'gbps' in i:
+            L.append(f'  devmem-nic normal RX / igb (1 flow): {float(d["gbps"]) / float(i["gbps"]):.2f}')
+    txt = '\n'.join(L) + '\n'
+    open(os.path.join(out, 'bench.txt'), 'w').write(txt)
+    print(txt, end='')
+    plot(out, res)
+    print(f'results: {out}/bench.json, {out}/bench.txt')
+
+
+def plot(out, res):
+    try:
+        import matplotlib
+        matplotlib.use('Agg')
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print('plot: skipped (python3-matplotlib not installed)')
+        return
+    net = res['net']
+    fig, axes = plt.subplots(1, 3, figsize=(14, 4))
+    main_rows = [n for n in net if 'gbps' in net[n] and
+                 (n.startswith('tcp-') or n.startswith('devmem-'))]
+    ax = axes[0]
+    ax.barh(main_rows[::-1], [float(net[n]['gbps']) for n in main_rows[::-1]], color='tab:blue')
+    ax.set_xlabel('Gbit/s')
+    ax.set_title('Throughput, one guest')
+    ax = axes[1]
+    q = [n for n in net if n.startswith('queues-') and 'gbps' in net[n]]
+    if q:
+        ax.plot([int(net[n]['queues']) for n in q], [float(net[n]['gbps']) for n in q], 'o-')
+        ax.set_xscale('log', base=2)
+        ax.set_xlabel('combined channels (8 flows)')
+        ax.set_ylabel('Gbit/s')
+        ax.set_title('devmem-nic: queue scaling')
+    ax = axes[2]
+    for mtu in ('1500', '9000'):
+        s = [n for n in net if n.startswith(f'size-{mtu}-') and 'host_cpu_us_per_pkt' in net[n]]
+        if s:
+            ax.plot([int(net[n]['write']) for n in s], [net[n]['host_cpu_us_per_pkt'] for n in s],
+                    'o-', label=f'MTU {mtu}')
+    ax.set_xscale('log', base=2)
+    ax.set_xlabel('write size, bytes')
+    ax.set_ylabel('host CPU us per received packet')
+    ax.set_title('devmem-nic: cost vs size')
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend()
+    fig.suptitle(f"devmem-lab bench {res['date'][:10]} ({'/'.join(res['accels'])}, "
+                 f"{res['machine'].split(':')[0]})")
+    fig.tight_layout()
+    fig.savefig(os.path.join(out, 'bench.png'), dpi=90)
+    print(f'plot: {out}/bench.png')
+
+
+if __name__ == '__main__':
+    main()
