@@ -92,6 +92,46 @@ static void fake_accel_fault_update(FakeAccelCore *c)
     memory_region_transaction_commit();
 }
 
+bool fake_accel_core_window_active(FakeAccelCore *c)
+{
+    return fake_accel_fault_active(c);
+}
+
+bool fake_accel_core_set_window(FakeAccelCore *c, bool on, uint64_t off,
+                                uint64_t len)
+{
+    FakeAccelCore t = { .mem_size = c->mem_size, .fault_off = off,
+                        .fault_len = len };
+
+    if (on && (len > UINT32_MAX || !fake_accel_fault_valid(&t))) {
+        return false;
+    }
+    trace_fake_accel_fault_inject_window(on, off, len);
+    if (on) {
+        c->fault_off = off;
+        c->fault_len = len;
+        c->fault_ctrl = FACCEL_FAULT_CTRL_ENABLE;
+    } else {
+        c->fault_ctrl = 0;
+    }
+    fake_accel_fault_update(c);
+    return true;
+}
+
+/* Whether an injected fault fails this engine DMA (counts it if so). */
+static bool fake_accel_inject_dma(FakeAccelCore *c, bool write, uint64_t addr)
+{
+    uint32_t *n = write ? &c->inj_dma_write : &c->inj_dma_read;
+
+    if (!*n) {
+        return false;
+    }
+    (*n)--;
+    c->inj_count++;
+    trace_fake_accel_fault_inject_dma(write, addr, *n);
+    return true;
+}
+
 void fake_accel_core_init(FakeAccelCore *c, Object *owner_obj,
                           MemoryRegion *bar)
 {
@@ -201,7 +241,8 @@ static uint32_t fake_accel_engine_run(FakeAccelCore *c, uint32_t *crc_out,
     while (done < c->eng_len) {
         n = MIN(c->eng_len - done, FACCEL_ENG_CHUNK);
         if (src.used && src.host) {
-            r = pci_dma_read(c->owner, src.addr + done, buf, n);
+            r = fake_accel_inject_dma(c, false, src.addr + done) ?
+                MEMTX_ERROR : pci_dma_read(c->owner, src.addr + done, buf, n);
             if (r != MEMTX_OK) {
                 qemu_log_mask(LOG_GUEST_ERROR,
                               "fake-accel: engine DMA read of 0x%" PRIx64
@@ -217,7 +258,9 @@ static uint32_t fake_accel_engine_run(FakeAccelCore *c, uint32_t *crc_out,
             }
         }
         if (dst.used && dst.host) {
-            r = pci_dma_write(c->owner, dst.addr + done, buf, n);
+            r = fake_accel_inject_dma(c, true, dst.addr + done) ?
+                MEMTX_ERROR :
+                pci_dma_write(c->owner, dst.addr + done, buf, n);
             if (r != MEMTX_OK) {
                 qemu_log_mask(LOG_GUEST_ERROR,
                               "fake-accel: engine DMA write of 0x%" PRIx64

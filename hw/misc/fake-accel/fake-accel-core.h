@@ -32,6 +32,15 @@ typedef struct FakeAccelCore {
     uint32_t fault_len;
     uint32_t fault_ctrl;
     uint32_t fault_hits;
+
+    /*
+     * Host-side fault injection (QOM x-fault-* properties, see
+     * docs/fault-injection.md): not guest state, not migrated, kept
+     * across device resets.
+     */
+    uint32_t inj_dma_read;      /* fail the next N engine DMA reads */
+    uint32_t inj_dma_write;     /* fail the next N engine DMA writes */
+    uint64_t inj_count;         /* faults injected so far */
 } FakeAccelCore;
 
 extern const VMStateDescription vmstate_fake_accel_core;
@@ -42,5 +51,13 @@ void fake_accel_core_init(FakeAccelCore *c, Object *owner_obj,
 void fake_accel_core_reset(FakeAccelCore *c);
 uint32_t fake_accel_core_read(FakeAccelCore *c, hwaddr addr);
 void fake_accel_core_write(FakeAccelCore *c, hwaddr addr, uint32_t val);
+/*
+ * Host-side control of the fault window (the same state as the FAULT_*
+ * registers).  Returns false, and changes nothing, if @on and the window
+ * is invalid.
+ */
+bool fake_accel_core_set_window(FakeAccelCore *c, bool on, uint64_t off,
+                                uint64_t len);
+bool fake_accel_core_window_active(FakeAccelCore *c);
 
 #endif /* HW_MISC_FAKE_ACCEL_CORE_H */

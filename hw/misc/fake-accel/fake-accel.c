@@ -9,7 +9,9 @@
 #include "qemu/osdep.h"
 #include "qemu/log.h"
 #include "qemu/units.h"
+#include "qemu/cutils.h"
 #include "qapi/error.h"
+#include "qapi/visitor.h"
 #include "hw/pci/pci_device.h"
 #include "hw/pci/pcie.h"
 #include "hw/qdev-properties.h"
@@ -176,6 +178,99 @@ static const Property fake_accel_properties[] = {
                      HostMemoryBackend *),
 };
 
+/*
+ * Fault injection knobs (docs/fault-injection.md).  Runtime QOM properties,
+ * settable with qom-set after realize from QMP, HMP or a qtest.
+ */
+
+/* "OFF:LEN" (numbers in any base strtoull accepts) or "off" */
+static void fake_accel_set_fault_window(Object *obj, const char *str,
+                                        Error **errp)
+{
+    FakeAccelState *s = FAKE_ACCEL(obj);
+    const char *end;
+    uint64_t off, len;
+
+    if (!strcmp(str, "off") || !*str) {
+        fake_accel_core_set_window(&s->core, false, 0, 0);
+        return;
+    }
+    if (qemu_strtou64(str, &end, 0, &off) || *end != ':' ||
+        qemu_strtou64(end + 1, NULL, 0, &len)) {
+        error_setg(errp, "x-fault-window: expected OFF:LEN or off, not '%s'",
+                   str);
+        return;
+    }
+    if (!fake_accel_core_set_window(&s->core, true, off, len)) {
+        error_setg(errp, "x-fault-window: 0x%" PRIx64 "+0x%" PRIx64 " is "
+                   "not a non-empty, 4 KiB aligned range inside BAR2 "
+                   "(0x%" PRIx64 " bytes)", off, len, s->mem_size);
+    }
+}
+
+static char *fake_accel_get_fault_window(Object *obj, Error **errp)
+{
+    FakeAccelState *s = FAKE_ACCEL(obj);
+
+    if (!fake_accel_core_window_active(&s->core)) {
+        return g_strdup("off");
+    }
+    return g_strdup_printf("0x%" PRIx64 ":0x%x", s->core.fault_off,
+                           s->core.fault_len);
+}
+
+static uint32_t *fake_accel_fault_u32(Object *obj, const char *name)
+{
+    FakeAccelState *s = FAKE_ACCEL(obj);
+
+    return !strcmp(name, "x-fault-dma-read") ? &s->core.inj_dma_read :
+                                               &s->core.inj_dma_write;
+}
+
+static void fake_accel_get_fault_u32(Object *obj, Visitor *v,
+                                     const char *name, void *opaque,
+                                     Error **errp)
+{
+    visit_type_uint32(v, name, fake_accel_fault_u32(obj, name), errp);
+}
+
+static void fake_accel_set_fault_u32(Object *obj, Visitor *v,
+                                     const char *name, void *opaque,
+                                     Error **errp)
+{
+    visit_type_uint32(v, name, fake_accel_fault_u32(obj, name), errp);
+}
+
+static void fake_accel_get_fault_count(Object *obj, Visitor *v,
+                                       const char *name, void *opaque,
+                                       Error **errp)
+{
+    visit_type_uint64(v, name, &FAKE_ACCEL(obj)->core.inj_count, errp);
+}
+
+static void fake_accel_fault_class_init(ObjectClass *klass)
+{
+    object_class_property_add_str(klass, "x-fault-window",
+                                  fake_accel_get_fault_window,
+                                  fake_accel_set_fault_window);
+    object_class_property_set_description(klass, "x-fault-window",
+        "Fault window over BAR2: OFF:LEN, or off");
+    object_class_property_add(klass, "x-fault-dma-read", "uint32",
+                              fake_accel_get_fault_u32,
+                              fake_accel_set_fault_u32, NULL, NULL);
+    object_class_property_set_description(klass, "x-fault-dma-read",
+        "Fail the next N engine DMA reads (4 KiB chunks)");
+    object_class_property_add(klass, "x-fault-dma-write", "uint32",
+                              fake_accel_get_fault_u32,
+                              fake_accel_set_fault_u32, NULL, NULL);
+    object_class_property_set_description(klass, "x-fault-dma-write",
+        "Fail the next N engine DMA writes (4 KiB chunks)");
+    object_class_property_add(klass, "x-fault-injected", "uint64",
+                              fake_accel_get_fault_count, NULL, NULL, NULL);
+    object_class_property_set_description(klass, "x-fault-injected",
+        "Number of DMA faults injected so far");
+}
+
 static void fake_accel_class_init(ObjectClass *klass, const void *data)
 {
     DeviceClass *dc = DEVICE_CLASS(klass);
@@ -193,6 +288,7 @@ static void fake_accel_class_init(ObjectClass *klass, const void *data)
     dc->desc = "devmem-lab accelerator with BAR device memory";
     dc->vmsd = &fake_accel_vmstate;
     device_class_set_props(dc, fake_accel_properties);
+    fake_accel_fault_class_init(klass);
     set_bit(DEVICE_CATEGORY_MISC, dc->categories);
 }
 
