@@ -1164,6 +1164,372 @@ static void test_rss(void)
     dn_stop(&s);
 }
 
+/*
+ * Reference Toeplitz hash, written independently of the device model: the
+ * hash is the XOR, over every set input bit n (MSB first), of the 32 key
+ * bits starting at key bit n.
+ */
+static uint32_t ref_toeplitz(const uint8_t *key, const uint8_t *in, size_t n)
+{
+    uint32_t hash = 0;
+    size_t bit, j;
+
+    for (bit = 0; bit < n * 8; bit++) {
+        uint32_t k = 0;
+
+        if (!(in[bit / 8] & (0x80 >> (bit % 8)))) {
+            continue;
+        }
+        for (j = 0; j < 32; j++) {
+            size_t kb = bit + j;
+
+            k <<= 1;
+            if (kb < 40 * 8 && (key[kb / 8] & (0x80 >> (kb % 8)))) {
+                k |= 1;
+            }
+        }
+        hash ^= k;
+    }
+    return hash;
+}
+
+/* expected hash of spec's frame with the given HFIELDS and SYM_XOR */
+static uint32_t ref_hash(const uint8_t *key, const DlPktSpec *spec,
+                         uint32_t hf, bool sym)
+{
+    unsigned alen = spec->l3 == 4 ? 4 : 16;
+    const uint8_t *sa = spec->saddr, *da = spec->daddr;
+    uint16_t sp = spec->sport, dp = spec->dport;
+    uint8_t in[36], x[16];
+    size_t n = 0;
+    unsigned i;
+
+    if (sym) {
+        for (i = 0; i < alen; i++) {
+            x[i] = sa[i] ^ da[i];
+        }
+        sa = da = x;
+        sp = dp = spec->sport ^ spec->dport;
+    }
+    if (hf & DMNIC_RSS_HF_IP_SRC) {
+        memcpy(in + n, sa, alen);
+        n += alen;
+    }
+    if (hf & DMNIC_RSS_HF_IP_DST) {
+        memcpy(in + n, da, alen);
+        n += alen;
+    }
+    if (hf & DMNIC_RSS_HF_L4_SRC) {
+        stw_be_p(in + n, sp);
+        n += 2;
+    }
+    if (hf & DMNIC_RSS_HF_L4_DST) {
+        stw_be_p(in + n, dp);
+        n += 2;
+    }
+    return ref_toeplitz(key, in, n);
+}
+
+/* landed(), then give the queue back the buffers the packet used */
+static int landed_repost(DN *s, const DlPktSpec *spec, Cpl *out)
+{
+    int q = landed(s, spec, out);
+
+    if (q >= 0) {
+        post_bufs(s, q, 1, 1, PBUF_LEN);
+    }
+    return q;
+}
+
+static void test_rss_contexts(void)
+{
+    bool seen[NQ] = { false };
+    DlPktSpec spec;
+    Rule r;
+    Cpl c;
+    DN s;
+    unsigned i, ctx;
+    int q;
+
+    dn_start(&s, NULL);
+    all_rx_setup(&s);
+    g_assert_cmphex(rd(&s, DMNIC_REG_VERSION), ==, 0x00010001);
+    g_assert_true(rd(&s, DMNIC_REG_CAPS) & DMNIC_CAPS_RSS_CTX);
+    g_assert_cmpuint(rd(&s, DMNIC_REG_RSS_NUM_CTX), ==, DMNIC_RSS_NUM_CTX);
+    g_assert_cmpuint(rd(&s, DMNIC_REG_RSS_NUM_CTX), ==, 8);
+
+    /* every table starts as i % NUM_QUEUES; context 0 is REG_RSS_INDIR */
+    for (ctx = 0; ctx < DMNIC_RSS_NUM_CTX; ctx++) {
+        for (i = 0; i < DMNIC_RSS_INDIR_SIZE; i += 37) {
+            g_assert_cmpuint(rd(&s, DMNIC_RSS_CTX_INDIR(ctx, i)), ==, i % NQ);
+        }
+    }
+    wr(&s, DMNIC_RSS_CTX_INDIR(0, 5), 3);
+    g_assert_cmpuint(rd(&s, DMNIC_REG_RSS_INDIR + 4 * 5), ==, 3);
+    wr(&s, DMNIC_REG_RSS_INDIR + 4 * 6, 2);
+    g_assert_cmpuint(rd(&s, DMNIC_RSS_CTX_INDIR(0, 6)), ==, 2);
+    /* entries keep bits 15:0 */
+    wr(&s, DMNIC_RSS_CTX_INDIR(7, 127), 0xabcd0001);
+    g_assert_cmphex(rd(&s, DMNIC_RSS_CTX_INDIR(7, 127)), ==, 0x0001);
+
+    /* context 0 -> queue 0; context 3 spreads over queues 2 and 3 */
+    set_key(&s, ms_key);
+    for (i = 0; i < DMNIC_RSS_INDIR_SIZE; i++) {
+        wr(&s, DMNIC_RSS_CTX_INDIR(0, i), 0);
+        wr(&s, DMNIC_RSS_CTX_INDIR(3, i), 2 + i % 2);
+    }
+    memset(&r, 0, sizeof(r));
+    r.l4 = DMNIC_FS_L4_TCP;
+    r.dport = 2000;
+    r.dport_mask = 0xffff;
+    r.action = DMNIC_FS_ACTION_RSS | (3 << DMNIC_FS_ACTION_CTX_SHIFT);
+    rule_write(&s, 7, &r, true);
+
+    dl_pkt_default(&spec, 4, DL_PROTO_TCP, 10);
+    for (i = 0; i < 24; i++) {
+        uint32_t h;
+
+        spec.sport = 1000 + 7 * i;
+        h = ref_hash(ms_key, &spec, DMNIC_RSS_HF_ALL, false);
+        q = landed_repost(&s, &spec, &c);
+        g_assert_cmpint(q, ==, 2 + h % 2);
+        g_assert_true(c.flags & DMNIC_RXC_F_FS_MATCH);
+        g_assert_cmpuint(c.rule, ==, 7);
+        g_assert_cmphex(c.hash, ==, h);
+        seen[q] = true;
+    }
+    /* the flows used both queues of context 3 and no other */
+    g_assert_false(seen[0]);
+    g_assert_false(seen[1]);
+    g_assert_true(seen[2]);
+    g_assert_true(seen[3]);
+    /* frames without a matching rule still use context 0 */
+    spec.dport = 2001;
+    g_assert_cmpint(landed_repost(&s, &spec, &c), ==, 0);
+    g_assert_false(c.flags & DMNIC_RXC_F_FS_MATCH);
+
+    /* base queue added to the entry: context 4 holds 0/1, base 2 */
+    for (i = 0; i < DMNIC_RSS_INDIR_SIZE; i++) {
+        wr(&s, DMNIC_RSS_CTX_INDIR(4, i), i % 2);
+    }
+    r.action = DMNIC_FS_ACTION_RSS | (4 << DMNIC_FS_ACTION_CTX_SHIFT) | 2;
+    rule_write(&s, 7, &r, true);
+    spec.dport = 2000;
+    for (i = 0; i < 8; i++) {
+        spec.sport = 3000 + i;
+        q = landed_repost(&s, &spec, &c);
+        g_assert_cmpint(q, ==,
+                        2 + ref_hash(ms_key, &spec, DMNIC_RSS_HF_ALL,
+                                     false) % 2);
+    }
+
+    /* RSS_CTRL_ENABLE off affects context 0 only */
+    wr(&s, DMNIC_REG_RSS_CTRL, 0);
+    wr(&s, DMNIC_REG_DEFAULT_QUEUE, 1);
+    q = landed_repost(&s, &spec, &c);
+    g_assert_cmpint(q, >=, 2);
+    spec.dport = 2001;
+    g_assert_cmpint(landed_repost(&s, &spec, &c), ==, 1);
+    wr(&s, DMNIC_REG_RSS_CTRL, DMNIC_RSS_CTRL_ENABLE);
+
+    /* a frame without a hash uses entry 0 of the context */
+    wr(&s, DMNIC_REG_RSS_HFIELDS(DMNIC_RSS_TYPE_IPV4_TCP), 0);
+    wr(&s, DMNIC_RSS_CTX_INDIR(4, 0), 1);
+    spec.dport = 2000;
+    g_assert_cmpint(landed_repost(&s, &spec, &c), ==, 3);
+    g_assert_false(c.flags & DMNIC_RXC_F_RSS);
+    wr(&s, DMNIC_REG_RSS_FIELDS, DMNIC_RSS_F_ALL);
+
+    /* a table entry (+ base) beyond the queues drops the frame */
+    for (i = 0; i < DMNIC_RSS_INDIR_SIZE; i++) {
+        wr(&s, DMNIC_RSS_CTX_INDIR(4, i), NQ - 1);
+    }
+    g_assert_cmpint(landed_repost(&s, &spec, &c), ==, -1);
+    g_assert_cmpuint(rd64(&s, DMNIC_REG_G_RX_DROP_BADQ), ==, 1);
+
+    /* a rule naming a context >= 8 is refused; rule 7 stays as it was */
+    r.action = DMNIC_FS_ACTION_RSS | (8 << DMNIC_FS_ACTION_CTX_SHIFT);
+    rule_write(&s, 7, &r, true);
+    r.action = DMNIC_FS_ACTION_RSS | (200 << DMNIC_FS_ACTION_CTX_SHIFT);
+    rule_write(&s, 9, &r, true);
+    wr(&s, DMNIC_REG_FS_INDEX, 7);
+    wr(&s, DMNIC_REG_FS_CMD, DMNIC_FS_CMD_READ);
+    g_assert_cmphex(rd(&s, DMNIC_REG_FS_ACTION), ==,
+                    DMNIC_FS_ACTION_RSS | (4 << DMNIC_FS_ACTION_CTX_SHIFT) | 2);
+    wr(&s, DMNIC_REG_FS_INDEX, 9);
+    wr(&s, DMNIC_REG_FS_CMD, DMNIC_FS_CMD_READ);
+    for (i = DMNIC_REG_FS_CTRL; i < DMNIC_REG_FS_DST_IP_MASK + 16; i += 4) {
+        g_assert_cmphex(rd(&s, i), ==, 0);
+    }
+    /* an invalid rule may carry anything */
+    rule_write(&s, 9, &r, false);
+
+    /* reset restores every table */
+    wr(&s, DMNIC_REG_CTRL, DMNIC_CTRL_RESET);
+    for (ctx = 0; ctx < DMNIC_RSS_NUM_CTX; ctx++) {
+        for (i = 0; i < DMNIC_RSS_INDIR_SIZE; i++) {
+            g_assert_cmpuint(rd(&s, DMNIC_RSS_CTX_INDIR(ctx, i)), ==, i % NQ);
+        }
+    }
+    dn_stop(&s);
+}
+
+static void test_rss_hfields(void)
+{
+    static const uint32_t subsets[] = {
+        DMNIC_RSS_HF_IP_SRC,
+        DMNIC_RSS_HF_IP_DST,
+        DMNIC_RSS_HF_IP,
+        DMNIC_RSS_HF_L4_SRC,
+        DMNIC_RSS_HF_IP_SRC | DMNIC_RSS_HF_L4_DST,
+        DMNIC_RSS_HF_ALL,
+    };
+    static const uint8_t v6s[16] = {
+        0x3f, 0xfe, 0x25, 0x01, 0x02, 0x00, 0x1f, 0xff, 0, 0, 0, 0, 0, 0, 0,
+        7 };
+    static const uint8_t v6d[16] = {
+        0x3f, 0xfe, 0x25, 0x01, 0x02, 0x00, 0x00, 0x03, 0, 0, 0, 0, 0, 0, 0,
+        1 };
+    uint32_t hashes[G_N_ELEMENTS(subsets)];
+    DlPktSpec spec, rev;
+    Cpl c, c2;
+    DN s;
+    unsigned i, j, t;
+
+    dn_start(&s, NULL);
+    all_rx_setup(&s);
+    g_assert_true(rd(&s, DMNIC_REG_CAPS) & DMNIC_CAPS_RSS_HFIELDS);
+    /* reset: addresses for IP types, addresses and ports for TCP/UDP */
+    for (t = DMNIC_RSS_TYPE_IPV4; t <= DMNIC_RSS_TYPE_IPV6_UDP; t++) {
+        bool ip = t == DMNIC_RSS_TYPE_IPV4 || t == DMNIC_RSS_TYPE_IPV6;
+
+        g_assert_cmphex(rd(&s, DMNIC_REG_RSS_HFIELDS(t)), ==,
+                        ip ? DMNIC_RSS_HF_IP : DMNIC_RSS_HF_ALL);
+    }
+    g_assert_cmphex(rd(&s, DMNIC_REG_RSS_FIELDS), ==, DMNIC_RSS_F_ALL);
+    steer_all_to(&s, 0);
+    wr(&s, DMNIC_REG_RSS_CTRL, 0);
+    set_key(&s, ms_key);
+
+    /* the reference hash agrees with Microsoft's verification suite */
+    dl_pkt_default(&spec, 4, DL_PROTO_TCP, 10);
+    dl_ip4(spec.daddr, 161, 142, 100, 80);
+    dl_ip4(spec.saddr, 66, 9, 149, 187);
+    spec.dport = 1766;
+    spec.sport = 2794;
+    g_assert_cmphex(ref_hash(ms_key, &spec, DMNIC_RSS_HF_ALL, false), ==,
+                    0x51ccc178);
+    g_assert_cmphex(ref_hash(ms_key, &spec, DMNIC_RSS_HF_IP, false), ==,
+                    0x323e8fc2);
+
+    /* every field subset gives the hash of exactly those fields */
+    for (i = 0; i < G_N_ELEMENTS(subsets); i++) {
+        wr(&s, DMNIC_REG_RSS_HFIELDS(DMNIC_RSS_TYPE_IPV4_TCP), subsets[i]);
+        g_assert_cmphex(rd(&s, DMNIC_REG_RSS_HFIELDS(DMNIC_RSS_TYPE_IPV4_TCP)),
+                        ==, subsets[i]);
+        g_assert_cmpint(landed_repost(&s, &spec, &c), ==, 0);
+        g_assert_true(c.flags & DMNIC_RXC_F_RSS);
+        hashes[i] = ref_hash(ms_key, &spec, subsets[i], false);
+        g_assert_cmphex(c.hash, ==, hashes[i]);
+        g_assert_cmpuint(c.rss_type, ==, (subsets[i] & DMNIC_RSS_HF_L4) ?
+                         DMNIC_RSS_TYPE_IPV4_TCP : DMNIC_RSS_TYPE_IPV4);
+        for (j = 0; j < i; j++) {
+            g_assert_cmphex(hashes[j], !=, hashes[i]);
+        }
+    }
+    /* UDP has its own register: still the 4-tuple */
+    spec.l4 = DL_PROTO_UDP;
+    g_assert_cmpint(landed_repost(&s, &spec, &c), ==, 0);
+    g_assert_cmphex(c.hash, ==,
+                    ref_hash(ms_key, &spec, DMNIC_RSS_HF_ALL, false));
+    g_assert_cmpuint(c.rss_type, ==, DMNIC_RSS_TYPE_IPV4_UDP);
+
+    /* IPv6 UDP, destination address and source port only */
+    dl_pkt_default(&spec, 6, DL_PROTO_UDP, 10);
+    memcpy(spec.saddr, v6s, 16);
+    memcpy(spec.daddr, v6d, 16);
+    spec.dport = 1766;
+    spec.sport = 2794;
+    wr(&s, DMNIC_REG_RSS_HFIELDS(DMNIC_RSS_TYPE_IPV6_UDP),
+       DMNIC_RSS_HF_IP_DST | DMNIC_RSS_HF_L4_SRC);
+    g_assert_cmpint(landed_repost(&s, &spec, &c), ==, 0);
+    g_assert_cmphex(c.hash, ==,
+                    ref_hash(ms_key, &spec,
+                             DMNIC_RSS_HF_IP_DST | DMNIC_RSS_HF_L4_SRC,
+                             false));
+    g_assert_cmpuint(c.rss_type, ==, DMNIC_RSS_TYPE_IPV6_UDP);
+    /* nothing selected: no hash */
+    wr(&s, DMNIC_REG_RSS_HFIELDS(DMNIC_RSS_TYPE_IPV6_UDP), 0);
+    g_assert_cmpint(landed_repost(&s, &spec, &c), ==, 0);
+    g_assert_false(c.flags & DMNIC_RXC_F_RSS);
+    g_assert_cmpuint(c.rss_type, ==, DMNIC_RSS_TYPE_NONE);
+
+    /* IP types have no port bits */
+    wr(&s, DMNIC_REG_RSS_HFIELDS(DMNIC_RSS_TYPE_IPV4), 0xffffffff);
+    g_assert_cmphex(rd(&s, DMNIC_REG_RSS_HFIELDS(DMNIC_RSS_TYPE_IPV4)), ==,
+                    DMNIC_RSS_HF_IP);
+    wr(&s, DMNIC_REG_RSS_HFIELDS(DMNIC_RSS_TYPE_IPV4_TCP), 0xffffffff);
+    g_assert_cmphex(rd(&s, DMNIC_REG_RSS_HFIELDS(DMNIC_RSS_TYPE_IPV4_TCP)),
+                    ==, DMNIC_RSS_HF_ALL);
+
+    /* the 1.0 register writes and derives the same state */
+    wr(&s, DMNIC_REG_RSS_FIELDS, DMNIC_RSS_F_IPV4 | DMNIC_RSS_F_IPV6_TCP);
+    g_assert_cmphex(rd(&s, DMNIC_REG_RSS_HFIELDS(DMNIC_RSS_TYPE_IPV4_TCP)),
+                    ==, DMNIC_RSS_HF_IP);
+    g_assert_cmphex(rd(&s, DMNIC_REG_RSS_HFIELDS(DMNIC_RSS_TYPE_IPV4_UDP)),
+                    ==, DMNIC_RSS_HF_IP);
+    g_assert_cmphex(rd(&s, DMNIC_REG_RSS_HFIELDS(DMNIC_RSS_TYPE_IPV6)),
+                    ==, 0);
+    g_assert_cmphex(rd(&s, DMNIC_REG_RSS_HFIELDS(DMNIC_RSS_TYPE_IPV6_TCP)),
+                    ==, DMNIC_RSS_HF_ALL);
+    g_assert_cmphex(rd(&s, DMNIC_REG_RSS_HFIELDS(DMNIC_RSS_TYPE_IPV6_UDP)),
+                    ==, 0);
+    g_assert_cmphex(rd(&s, DMNIC_REG_RSS_FIELDS), ==,
+                    DMNIC_RSS_F_IPV4 | DMNIC_RSS_F_IPV6_TCP);
+    wr(&s, DMNIC_REG_RSS_HFIELDS(DMNIC_RSS_TYPE_IPV4_UDP),
+       DMNIC_RSS_HF_L4_DST);
+    g_assert_cmphex(rd(&s, DMNIC_REG_RSS_FIELDS), ==,
+                    DMNIC_RSS_F_IPV4 | DMNIC_RSS_F_IPV4_UDP |
+                    DMNIC_RSS_F_IPV6_TCP);
+
+    /* symmetric XOR: both directions hash alike */
+    wr(&s, DMNIC_REG_RSS_FIELDS, DMNIC_RSS_F_ALL);
+    wr(&s, DMNIC_REG_RSS_CTRL, DMNIC_RSS_CTRL_SYM_XOR);
+    g_assert_cmphex(rd(&s, DMNIC_REG_RSS_CTRL), ==, DMNIC_RSS_CTRL_SYM_XOR);
+    for (i = 0; i < 2; i++) {
+        dl_pkt_default(&spec, i ? 6 : 4, DL_PROTO_TCP, 10);
+        if (i) {
+            memcpy(spec.saddr, v6s, 16);
+            memcpy(spec.daddr, v6d, 16);
+        }
+        rev = spec;
+        memcpy(rev.saddr, spec.daddr, 16);
+        memcpy(rev.daddr, spec.saddr, 16);
+        rev.sport = spec.dport;
+        rev.dport = spec.sport;
+        g_assert_cmpint(landed_repost(&s, &spec, &c), ==, 0);
+        g_assert_cmpint(landed_repost(&s, &rev, &c2), ==, 0);
+        g_assert_cmphex(c.hash, ==, c2.hash);
+        g_assert_cmphex(c.hash, ==,
+                        ref_hash(ms_key, &spec, DMNIC_RSS_HF_ALL, true));
+        g_assert_cmphex(c.hash, !=,
+                        ref_hash(ms_key, &spec, DMNIC_RSS_HF_ALL, false));
+    }
+    /* and without it they differ */
+    wr(&s, DMNIC_REG_RSS_CTRL, 0);
+    g_assert_cmpint(landed_repost(&s, &spec, &c), ==, 0);
+    g_assert_cmpint(landed_repost(&s, &rev, &c2), ==, 0);
+    g_assert_cmphex(c.hash, !=, c2.hash);
+
+    /* reset restores the fields */
+    wr(&s, DMNIC_REG_RSS_HFIELDS(DMNIC_RSS_TYPE_IPV4_TCP), 1);
+    wr(&s, DMNIC_REG_CTRL, DMNIC_CTRL_RESET);
+    g_assert_cmphex(rd(&s, DMNIC_REG_RSS_HFIELDS(DMNIC_RSS_TYPE_IPV4_TCP)),
+                    ==, DMNIC_RSS_HF_ALL);
+    g_assert_cmphex(rd(&s, DMNIC_REG_RSS_CTRL), ==, DMNIC_RSS_CTRL_ENABLE);
+    dn_stop(&s);
+}
+
 /* ------------------------------------------------------------------ */
 /* TX                                                                  */
 /* ------------------------------------------------------------------ */
@@ -2067,6 +2433,11 @@ static void test_migration(void)
     rule_write(&s, 42, &r, true);
     qwr(&s, 2, DMNIC_Q_HDS_THRESH, 10);
     wr(&s, DMNIC_REG_RSS_KEY + 36, 0x01020304);
+    /* RSS 1.1 state: a context table, hash fields, SYM_XOR */
+    wr(&s, DMNIC_RSS_CTX_INDIR(5, 7), 3);
+    wr(&s, DMNIC_REG_RSS_HFIELDS(DMNIC_RSS_TYPE_IPV4_UDP),
+       DMNIC_RSS_HF_IP_SRC | DMNIC_RSS_HF_L4_DST);
+    wr(&s, DMNIC_REG_RSS_CTRL, DMNIC_RSS_CTRL_ENABLE | DMNIC_RSS_CTRL_SYM_XOR);
 
     /* one packet consumed, one completion left pending */
     dl_pkt_default(&spec, 4, DL_PROTO_TCP, 5000);
@@ -2107,6 +2478,14 @@ static void test_migration(void)
     /* state arrived */
     g_assert_cmpuint(qrd(&d, 2, DMNIC_Q_HDS_THRESH), ==, 10);
     g_assert_cmphex(rd(&d, DMNIC_REG_RSS_KEY + 36), ==, 0x01020304);
+    g_assert_cmpuint(rd(&d, DMNIC_RSS_CTX_INDIR(5, 7)), ==, 3);
+    g_assert_cmpuint(rd(&d, DMNIC_RSS_CTX_INDIR(5, 8)), ==, 8 % NQ);
+    g_assert_cmphex(rd(&d, DMNIC_REG_RSS_HFIELDS(DMNIC_RSS_TYPE_IPV4_UDP)), ==,
+                    DMNIC_RSS_HF_IP_SRC | DMNIC_RSS_HF_L4_DST);
+    g_assert_cmphex(rd(&d, DMNIC_REG_RSS_HFIELDS(DMNIC_RSS_TYPE_IPV4_TCP)), ==,
+                    DMNIC_RSS_HF_ALL);
+    g_assert_cmphex(rd(&d, DMNIC_REG_RSS_CTRL), ==,
+                    DMNIC_RSS_CTRL_ENABLE | DMNIC_RSS_CTRL_SYM_XOR);
     g_assert_cmpuint(qstat(&d, 2, DMNIC_Q_RX_PACKETS), ==, 2);
     g_assert_cmpuint(cpl_pending(&d, 2), ==, 2);
     rx_packet(&d, 2, &p);
@@ -2229,6 +2608,8 @@ int main(int argc, char **argv)
     qtest_add_func("/devmem-nic/flow/ipv6-src-udp", test_flow_ipv6_src_udp);
     qtest_add_func("/devmem-nic/misc-regs", test_misc_regs);
     qtest_add_func("/devmem-nic/rss/toeplitz", test_rss);
+    qtest_add_func("/devmem-nic/rss/contexts", test_rss_contexts);
+    qtest_add_func("/devmem-nic/rss/hash-fields", test_rss_hfields);
     qtest_add_func("/devmem-nic/tx/gather-csum", test_tx_gather_csum);
     qtest_add_func("/devmem-nic/tx/cpl-ring-full", test_tx_cpl_ring_full);
     qtest_add_func("/devmem-nic/tx/tso-ipv4", test_tso_ipv4);

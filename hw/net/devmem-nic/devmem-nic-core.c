@@ -355,52 +355,125 @@ static void dmnic_parse(DmnicPkt *p, const uint8_t *buf, size_t len)
     }
 }
 
-static void dmnic_rss(DevmemNicCore *core, DmnicPkt *p)
+/* Indirection table of RSS context ctx (< DMNIC_RSS_NUM_CTX) */
+static uint32_t *dmnic_rss_table(DevmemNicCore *core, unsigned ctx)
 {
-    uint8_t in[36];
-    size_t n;
-    bool ports = false;
-    uint8_t type;
-    uint32_t f = core->rss_fields;
+    return ctx ? core->rss_ctx_indir[ctx - 1] : core->rss_indir;
+}
+
+/* The IP hash type (IPV4 or IPV6) of hash type t */
+static unsigned dmnic_hash_type_ip(unsigned t)
+{
+    return t < DMNIC_RSS_TYPE_IPV6 ? DMNIC_RSS_TYPE_IPV4 : DMNIC_RSS_TYPE_IPV6;
+}
+
+static void dmnic_rss_set_hfields(DevmemNicCore *core, unsigned t,
+                                  uint32_t val)
+{
+    uint32_t mask = t == dmnic_hash_type_ip(t) ? DMNIC_RSS_HF_IP :
+                                                 DMNIC_RSS_HF_ALL;
+
+    core->rss_hfields[t - 1] = val & mask;
+}
+
+/*
+ * REG_RSS_FIELDS (the 1.0 interface): bit t - 1 belongs to hash type t.
+ * Writing it sets every HFIELDS register; reading it derives the bits.
+ */
+static void dmnic_rss_fields_expand(uint32_t val,
+                                    uint32_t hfields[DMNIC_RSS_NUM_TYPES])
+{
+    unsigned t;
+
+    for (t = 1; t <= DMNIC_RSS_NUM_TYPES; t++) {
+        unsigned ip = dmnic_hash_type_ip(t);
+        uint32_t hf = (val & (1u << (ip - 1))) ? DMNIC_RSS_HF_IP : 0;
+
+        if (t != ip && (val & (1u << (t - 1)))) {
+            hf = DMNIC_RSS_HF_ALL;
+        }
+        hfields[t - 1] = hf;
+    }
+}
+
+static void dmnic_rss_fields_write(DevmemNicCore *core, uint32_t val)
+{
+    dmnic_rss_fields_expand(val, core->rss_hfields);
+}
+
+static uint32_t dmnic_rss_fields_read(DevmemNicCore *core)
+{
+    uint32_t val = 0;
+    unsigned t;
+
+    for (t = 1; t <= DMNIC_RSS_NUM_TYPES; t++) {
+        uint32_t hf = core->rss_hfields[t - 1];
+
+        if (t == dmnic_hash_type_ip(t) ? hf != 0 : (hf & DMNIC_RSS_HF_L4)) {
+            val |= 1u << (t - 1);
+        }
+    }
+    return val;
+}
+
+/* Hash type of a parsed frame, DMNIC_RSS_TYPE_NONE if it is not IP */
+static unsigned dmnic_hash_type(const DmnicPkt *p)
+{
+    unsigned t;
 
     if (!p->l3) {
+        return DMNIC_RSS_TYPE_NONE;
+    }
+    t = p->l3 == 4 ? DMNIC_RSS_TYPE_IPV4 : DMNIC_RSS_TYPE_IPV6;
+    if (p->l4 == DMNIC_PROTO_TCP) {
+        t += DMNIC_RSS_TYPE_IPV4_TCP - DMNIC_RSS_TYPE_IPV4;
+    } else if (p->l4 == DMNIC_PROTO_UDP) {
+        t += DMNIC_RSS_TYPE_IPV4_UDP - DMNIC_RSS_TYPE_IPV4;
+    }
+    return t;
+}
+
+static void dmnic_rss(DevmemNicCore *core, DmnicPkt *p)
+{
+    uint8_t in[36], x[16];
+    const uint8_t *sa = p->saddr, *da = p->daddr;
+    uint16_t sp = p->sport, dp = p->dport;
+    unsigned t = dmnic_hash_type(p);
+    size_t n = 0, i;
+    uint32_t f;
+
+    if (t == DMNIC_RSS_TYPE_NONE) {
         return;
     }
-    if (p->l3 == 4) {
-        if (p->l4 == DMNIC_PROTO_TCP && (f & DMNIC_RSS_F_IPV4_TCP)) {
-            ports = true;
-            type = DMNIC_RSS_TYPE_IPV4_TCP;
-        } else if (p->l4 == DMNIC_PROTO_UDP && (f & DMNIC_RSS_F_IPV4_UDP)) {
-            ports = true;
-            type = DMNIC_RSS_TYPE_IPV4_UDP;
-        } else if (f & DMNIC_RSS_F_IPV4) {
-            type = DMNIC_RSS_TYPE_IPV4;
-        } else {
-            return;
-        }
-    } else {
-        if (p->l4 == DMNIC_PROTO_TCP && (f & DMNIC_RSS_F_IPV6_TCP)) {
-            ports = true;
-            type = DMNIC_RSS_TYPE_IPV6_TCP;
-        } else if (p->l4 == DMNIC_PROTO_UDP && (f & DMNIC_RSS_F_IPV6_UDP)) {
-            ports = true;
-            type = DMNIC_RSS_TYPE_IPV6_UDP;
-        } else if (f & DMNIC_RSS_F_IPV6) {
-            type = DMNIC_RSS_TYPE_IPV6;
-        } else {
-            return;
-        }
+    f = core->rss_hfields[t - 1];
+    if (!f) {
+        return;
     }
-    memcpy(in, p->saddr, p->alen);
-    memcpy(in + p->alen, p->daddr, p->alen);
-    n = 2 * p->alen;
-    if (ports) {
-        stw_be_p(in + n, p->sport);
-        stw_be_p(in + n + 2, p->dport);
-        n += 4;
+    if (core->rss_ctrl & DMNIC_RSS_CTRL_SYM_XOR) {
+        for (i = 0; i < p->alen; i++) {
+            x[i] = p->saddr[i] ^ p->daddr[i];
+        }
+        sa = da = x;
+        sp = dp = p->sport ^ p->dport;
+    }
+    if (f & DMNIC_RSS_HF_IP_SRC) {
+        memcpy(in + n, sa, p->alen);
+        n += p->alen;
+    }
+    if (f & DMNIC_RSS_HF_IP_DST) {
+        memcpy(in + n, da, p->alen);
+        n += p->alen;
+    }
+    if (f & DMNIC_RSS_HF_L4_SRC) {
+        stw_be_p(in + n, sp);
+        n += 2;
+    }
+    if (f & DMNIC_RSS_HF_L4_DST) {
+        stw_be_p(in + n, dp);
+        n += 2;
     }
     p->hash = dmnic_toeplitz(core->rss_key, in, n);
-    p->rss_type = type;
+    p->rss_type = (f & DMNIC_RSS_HF_L4) ? t : dmnic_hash_type_ip(t);
     p->flags |= DMNIC_RXC_F_RSS;
 }
 
@@ -443,6 +516,25 @@ static bool dmnic_rule_match(const uint32_t *w, DmnicPkt *p)
     return true;
 }
 
+/* queue for a rule whose action selects an RSS context */
+static uint32_t dmnic_rss_ctx_queue(DevmemNicCore *core, const DmnicPkt *p,
+                                    uint32_t action, int rule)
+{
+    unsigned ctx = (action & DMNIC_FS_ACTION_CTX_MASK) >>
+                   DMNIC_FS_ACTION_CTX_SHIFT;
+    uint32_t hash = (p->flags & DMNIC_RXC_F_RSS) ? p->hash : 0;
+    uint32_t queue;
+
+    if (ctx >= DMNIC_RSS_NUM_CTX) {
+        /* refused by FS_CMD_WRITE; only a corrupt incoming state has it */
+        return UINT32_MAX;
+    }
+    queue = (action & DMNIC_FS_ACTION_QUEUE_MASK) +
+            dmnic_rss_table(core, ctx)[hash % DMNIC_RSS_INDIR_SIZE];
+    trace_devmem_nic_rx_rss_ctx(rule, ctx, hash, queue);
+    return queue;
+}
+
 /* returns the queue, or -1 to drop (already counted) */
 static int dmnic_select_queue(DevmemNicCore *core, DmnicPkt *p)
 {
@@ -461,6 +553,9 @@ static int dmnic_select_queue(DevmemNicCore *core, DmnicPkt *p)
                 return -1;
             }
             queue = w[DMNIC_FSW_ACTION] & DMNIC_FS_ACTION_QUEUE_MASK;
+            if (w[DMNIC_FSW_ACTION] & DMNIC_FS_ACTION_RSS) {
+                queue = dmnic_rss_ctx_queue(core, p, w[DMNIC_FSW_ACTION], i);
+            }
             goto out;
         }
     }
@@ -964,6 +1059,17 @@ static void dmnic_tx_process(DevmemNicCore *core, unsigned qi)
 /* Registers                                                           */
 /* ------------------------------------------------------------------ */
 
+static void dmnic_rss_tables_reset(DevmemNicCore *core)
+{
+    unsigned c, i;
+
+    for (c = 0; c < DMNIC_RSS_NUM_CTX; c++) {
+        for (i = 0; i < DMNIC_RSS_INDIR_SIZE; i++) {
+            dmnic_rss_table(core, c)[i] = i % core->num_queues;
+        }
+    }
+}
+
 static void dmnic_queue_reset(DmnicQueue *q)
 {
     memset(q, 0, sizeof(*q));
@@ -977,12 +1083,11 @@ void devmem_nic_core_reset(DevmemNicCore *core)
     core->int_cause = 0;
     core->int_mask = 0;
     core->rss_ctrl = DMNIC_RSS_CTRL_ENABLE;
+    dmnic_rss_fields_write(core, DMNIC_RSS_F_ALL);
     core->rss_fields = DMNIC_RSS_F_ALL;
     core->default_queue = 0;
     memcpy(core->rss_key, dmnic_default_rss_key, sizeof(core->rss_key));
-    for (i = 0; i < DMNIC_RSS_INDIR_SIZE; i++) {
-        core->rss_indir[i] = i % core->num_queues;
-    }
+    dmnic_rss_tables_reset(core);
     core->fs_index = 0;
     memset(core->fs_data, 0, sizeof(core->fs_data));
     memset(core->fs_rules, 0, sizeof(core->fs_rules));
@@ -1117,6 +1222,15 @@ uint64_t devmem_nic_core_read(DevmemNicCore *core, hwaddr addr, unsigned size)
     } else if (addr >= DMNIC_REG_RSS_INDIR &&
                addr < DMNIC_REG_RSS_INDIR + DMNIC_RSS_INDIR_SIZE * 4) {
         val = core->rss_indir[(addr - DMNIC_REG_RSS_INDIR) / 4];
+    } else if (addr >= DMNIC_RSS_CTX_BASE &&
+               addr < DMNIC_RSS_CTX_TABLE(DMNIC_RSS_NUM_CTX)) {
+        hwaddr off = addr - DMNIC_RSS_CTX_BASE;
+
+        val = dmnic_rss_table(core, off / DMNIC_RSS_CTX_STRIDE)
+              [off % DMNIC_RSS_CTX_STRIDE / 4];
+    } else if (addr >= DMNIC_REG_RSS_HFIELDS(1) &&
+               addr < DMNIC_REG_RSS_HFIELDS(DMNIC_RSS_NUM_TYPES + 1)) {
+        val = core->rss_hfields[(addr - DMNIC_REG_RSS_HFIELDS(1)) / 4];
     } else if (addr >= DMNIC_REG_FS_CTRL &&
                addr < DMNIC_REG_FS_CTRL + DMNIC_FS_WORDS * 4) {
         val = core->fs_data[(addr - DMNIC_REG_FS_CTRL) / 4];
@@ -1133,7 +1247,8 @@ uint64_t devmem_nic_core_read(DevmemNicCore *core, hwaddr addr, unsigned size)
             break;
         case DMNIC_REG_CAPS:
             val = DMNIC_CAPS_HDS | DMNIC_CAPS_RX_CSUM | DMNIC_CAPS_TX_CSUM |
-                  DMNIC_CAPS_RSS | DMNIC_CAPS_FLOW_STEER | DMNIC_CAPS_TSO;
+                  DMNIC_CAPS_RSS | DMNIC_CAPS_FLOW_STEER | DMNIC_CAPS_TSO |
+                  DMNIC_CAPS_RSS_CTX | DMNIC_CAPS_RSS_HFIELDS;
             break;
         case DMNIC_REG_CTRL:
             val = core->ctrl;
@@ -1165,11 +1280,14 @@ uint64_t devmem_nic_core_read(DevmemNicCore *core, hwaddr addr, unsigned size)
         case DMNIC_REG_RSS_INDIR_SIZE:
             val = DMNIC_RSS_INDIR_SIZE;
             break;
+        case DMNIC_REG_RSS_NUM_CTX:
+            val = DMNIC_RSS_NUM_CTX;
+            break;
         case DMNIC_REG_RSS_CTRL:
             val = core->rss_ctrl;
             break;
         case DMNIC_REG_RSS_FIELDS:
-            val = core->rss_fields;
+            val = dmnic_rss_fields_read(core);
             break;
         case DMNIC_REG_DEFAULT_QUEUE:
             val = core->default_queue;
@@ -1301,6 +1419,17 @@ static bool dmnic_queue_write(DevmemNicCore *core, unsigned qi, hwaddr off,
     return false;
 }
 
+/* A valid rule that selects an RSS context must name an existing one. */
+static bool dmnic_rule_action_ok(const uint32_t *w)
+{
+    uint32_t action = w[DMNIC_FSW_ACTION];
+
+    return !(w[DMNIC_FSW_CTRL] & DMNIC_FS_CTRL_VALID) ||
+           !(action & DMNIC_FS_ACTION_RSS) ||
+           ((action & DMNIC_FS_ACTION_CTX_MASK) >> DMNIC_FS_ACTION_CTX_SHIFT) <
+           DMNIC_RSS_NUM_CTX;
+}
+
 static void dmnic_fs_cmd(DevmemNicCore *core, uint32_t cmd)
 {
     uint32_t *rule;
@@ -1317,6 +1446,15 @@ static void dmnic_fs_cmd(DevmemNicCore *core, uint32_t cmd)
     rule = &core->fs_rules[core->fs_index * DMNIC_FS_WORDS];
     switch (cmd) {
     case DMNIC_FS_CMD_WRITE:
+        if (!dmnic_rule_action_ok(core->fs_data)) {
+            qemu_log_mask(LOG_GUEST_ERROR, "devmem-nic: flow rule %u: RSS "
+                          "context %u out of range, rule not written\n",
+                          core->fs_index,
+                          (core->fs_data[DMNIC_FSW_ACTION] &
+                           DMNIC_FS_ACTION_CTX_MASK) >>
+                          DMNIC_FS_ACTION_CTX_SHIFT);
+            break;
+        }
         memcpy(rule, core->fs_data, sizeof(core->fs_data));
         trace_devmem_nic_fs_write(core->fs_index, rule[DMNIC_FSW_CTRL],
                                   rule[DMNIC_FSW_ACTION]);
@@ -1350,6 +1488,16 @@ void devmem_nic_core_write(DevmemNicCore *core, hwaddr addr, uint64_t val64,
     } else if (addr >= DMNIC_REG_RSS_INDIR &&
                addr < DMNIC_REG_RSS_INDIR + DMNIC_RSS_INDIR_SIZE * 4) {
         core->rss_indir[(addr - DMNIC_REG_RSS_INDIR) / 4] = val & 0xffff;
+    } else if (addr >= DMNIC_RSS_CTX_BASE &&
+               addr < DMNIC_RSS_CTX_TABLE(DMNIC_RSS_NUM_CTX)) {
+        hwaddr off = addr - DMNIC_RSS_CTX_BASE;
+
+        dmnic_rss_table(core, off / DMNIC_RSS_CTX_STRIDE)
+            [off % DMNIC_RSS_CTX_STRIDE / 4] = val & DMNIC_RSS_INDIR_QUEUE_MASK;
+    } else if (addr >= DMNIC_REG_RSS_HFIELDS(1) &&
+               addr < DMNIC_REG_RSS_HFIELDS(DMNIC_RSS_NUM_TYPES + 1)) {
+        dmnic_rss_set_hfields(core, (addr - DMNIC_REG_RSS_HFIELDS(1)) / 4 + 1,
+                              val);
     } else if (addr >= DMNIC_REG_FS_CTRL &&
                addr < DMNIC_REG_FS_CTRL + DMNIC_FS_WORDS * 4) {
         core->fs_data[(addr - DMNIC_REG_FS_CTRL) / 4] = val;
@@ -1370,10 +1518,11 @@ void devmem_nic_core_write(DevmemNicCore *core, hwaddr addr, uint64_t val64,
             }
             break;
         case DMNIC_REG_RSS_CTRL:
-            core->rss_ctrl = val & DMNIC_RSS_CTRL_ENABLE;
+            core->rss_ctrl = val & (DMNIC_RSS_CTRL_ENABLE |
+                                    DMNIC_RSS_CTRL_SYM_XOR);
             break;
         case DMNIC_REG_RSS_FIELDS:
-            core->rss_fields = val & DMNIC_RSS_F_ALL;
+            dmnic_rss_fields_write(core, val);
             break;
         case DMNIC_REG_DEFAULT_QUEUE:
             core->default_queue = val & 0xffff;
@@ -1447,12 +1596,95 @@ static const VMStateDescription vmstate_dmnic_queue = {
     },
 };
 
+/*
+ * RSS 1.1 state (hash fields per type, context tables) travels in a
+ * subsection, sent only when it differs from what the 1.0 state implies.
+ */
+static bool dmnic_rss_ext_needed(void *opaque)
+{
+    DevmemNicCore *core = opaque;
+    uint32_t hfields[DMNIC_RSS_NUM_TYPES];
+    unsigned c, i;
+    bool needed = false;
+
+    dmnic_rss_fields_expand(dmnic_rss_fields_read(core), hfields);
+    needed = memcmp(hfields, core->rss_hfields, sizeof(hfields)) != 0;
+    for (c = 1; c < DMNIC_RSS_NUM_CTX && !needed; c++) {
+        for (i = 0; i < DMNIC_RSS_INDIR_SIZE; i++) {
+            if (dmnic_rss_table(core, c)[i] != i % core->num_queues) {
+                needed = true;
+                break;
+            }
+        }
+    }
+    return needed;
+}
+
+static int dmnic_rss_ext_post_load(void *opaque, int version_id)
+{
+    DevmemNicCore *core = opaque;
+    unsigned c, i;
+
+    for (i = 1; i <= DMNIC_RSS_NUM_TYPES; i++) {
+        dmnic_rss_set_hfields(core, i, core->rss_hfields[i - 1]);
+    }
+    for (c = 1; c < DMNIC_RSS_NUM_CTX; c++) {
+        for (i = 0; i < DMNIC_RSS_INDIR_SIZE; i++) {
+            dmnic_rss_table(core, c)[i] &= DMNIC_RSS_INDIR_QUEUE_MASK;
+        }
+    }
+    core->rss_ext_loaded = true;
+    return 0;
+}
+
+static const VMStateDescription vmstate_dmnic_rss_ext = {
+    .name = "devmem-nic-core/rss-ext",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .needed = dmnic_rss_ext_needed,
+    .post_load = dmnic_rss_ext_post_load,
+    .fields = (const VMStateField[]) {
+        VMSTATE_UINT32_ARRAY(rss_hfields, DevmemNicCore, DMNIC_RSS_NUM_TYPES),
+        VMSTATE_UINT32_2DARRAY(rss_ctx_indir, DevmemNicCore,
+                               DMNIC_RSS_NUM_CTX - 1, DMNIC_RSS_INDIR_SIZE),
+        VMSTATE_END_OF_LIST()
+    },
+};
+
+static int dmnic_core_pre_save(void *opaque)
+{
+    DevmemNicCore *core = opaque;
+
+    core->rss_fields = dmnic_rss_fields_read(core);
+    return 0;
+}
+
+static int dmnic_core_pre_load(void *opaque)
+{
+    DevmemNicCore *core = opaque;
+
+    core->rss_ext_loaded = false;
+    return 0;
+}
+
 /* an incoming stream must not make a running ring inconsistent */
 static int dmnic_core_post_load(void *opaque, int version_id)
 {
     DevmemNicCore *core = opaque;
     unsigned qi;
     int i;
+
+    if (!core->rss_ext_loaded) {
+        /* no subsection: the state is what the 1.0 registers say */
+        dmnic_rss_fields_write(core, core->rss_fields);
+        for (i = 1; i < DMNIC_RSS_NUM_CTX; i++) {
+            unsigned e;
+
+            for (e = 0; e < DMNIC_RSS_INDIR_SIZE; e++) {
+                dmnic_rss_table(core, i)[e] = e % core->num_queues;
+            }
+        }
+    }
 
     for (qi = 0; qi < DMNIC_MAX_QUEUES; qi++) {
         DmnicQueue *q = &core->q[qi];
@@ -1475,6 +1707,8 @@ const VMStateDescription vmstate_devmem_nic_core = {
     .name = "devmem-nic-core",
     .version_id = 1,
     .minimum_version_id = 1,
+    .pre_save = dmnic_core_pre_save,
+    .pre_load = dmnic_core_pre_load,
     .post_load = dmnic_core_post_load,
     .fields = (const VMStateField[]) {
         VMSTATE_UINT32(ctrl, DevmemNicCore),
@@ -1493,5 +1727,9 @@ const VMStateDescription vmstate_devmem_nic_core = {
         VMSTATE_STRUCT_ARRAY(q, DevmemNicCore, DMNIC_MAX_QUEUES, 1,
                              vmstate_dmnic_queue, DmnicQueue),
         VMSTATE_END_OF_LIST()
+    },
+    .subsections = (const VMStateDescription * const []) {
+        &vmstate_dmnic_rss_ext,
+        NULL
     },
 };
