@@ -7,6 +7,7 @@
 #define _DEVMEM_NIC_H_
 
 #include <linux/ethtool.h>
+#include <linux/if_vlan.h>
 #include <linux/io.h>
 #include <linux/netdevice.h>
 #include <linux/pci.h>
@@ -14,6 +15,7 @@
 #include <linux/u64_stats_sync.h>
 #include <linux/workqueue.h>
 #include <net/netmem.h>
+#include <net/xdp.h>
 
 #include "devmem_nic_regs.h"
 
@@ -30,6 +32,16 @@
 
 /* Worst case descriptors per packet: head + all frags. */
 #define DMNIC_TX_DESC_NEEDED	(MAX_SKB_FRAGS + 1)
+
+/*
+ * With an XDP program the header buffers are whole pages: XDP headroom in
+ * front, room for skb_shared_info behind, and every frame up to the XDP
+ * MTU in the one (header) buffer.
+ */
+#define DMNIC_XDP_HEADROOM	XDP_PACKET_HEADROOM
+#define DMNIC_XDP_BUF_LEN	(PAGE_SIZE - DMNIC_XDP_HEADROOM - \
+				 SKB_DATA_ALIGN(sizeof(struct skb_shared_info)))
+#define DMNIC_XDP_MAX_MTU	(DMNIC_XDP_BUF_LEN - ETH_HLEN - 2 * VLAN_HLEN)
 
 #define DMNIC_NUM_RULES		DMNIC_NUM_FS_RULES
 
@@ -111,6 +123,7 @@ struct dmnic_tx_stats {
 	u64 stop;
 	u64 wake;
 	u64 dropped;
+	u64 xdp_tx;		/* frames sent by XDP_TX (also in packets) */
 	struct u64_stats_sync syncp;
 };
 
@@ -122,6 +135,9 @@ struct dmnic_rx_stats {
 	u64 hds_split;
 	u64 alloc_fail;
 	u64 drops;
+	u64 xdp_drops;		/* XDP_DROP, XDP_ABORTED, failed XDP_TX */
+	u64 xdp_tx;		/* XDP_TX verdicts */
+	u64 xdp_tx_errors;	/* XDP_TX frames dropped: TX ring full */
 	struct u64_stats_sync syncp;
 };
 
@@ -131,6 +147,7 @@ struct dmnic_tx_buf {
 	dma_addr_t dma;		/* 0 when nothing to unmap (net_iov frags) */
 	u32 len;
 	bool single;		/* mapped with dma_map_single (linear part) */
+	netmem_ref xdp_netmem;	/* XDP_TX: page pool buffer to recycle */
 };
 
 struct dmnic_tx_ring {
@@ -157,7 +174,9 @@ struct dmnic_bufq {
 	struct page_pool *pool;
 	u32 size;		/* power of two */
 	u32 tail;		/* next slot to post */
-	u32 buf_size;		/* bytes per posted buffer */
+	u32 buf_size;		/* bytes per buffer (truesize) */
+	u32 headroom;		/* the device writes from this offset on */
+	u32 post_len;		/* length posted to the device */
 };
 
 /*
@@ -175,6 +194,8 @@ struct dmnic_rx_queue {
 	u32 cmpl_gen;		/* DMNIC_RXC_F_GEN value of a new completion */
 	u16 idx;
 	bool hds;		/* header split on for this queue */
+	bool xdp;		/* buffers laid out for XDP (see XDP_HEADROOM) */
+	struct xdp_rxq_info xdp_rxq;
 	struct sk_buff *skb;	/* packet being assembled across completions */
 	bool skb_bad;		/* drop the packet being assembled at EOP */
 	struct dmnic_rx_stats stats;
@@ -236,10 +257,25 @@ struct dmnic {
 
 	struct dmnic_rule rules[DMNIC_NUM_RULES];
 
+	struct bpf_prog *xdp_prog;	/* native XDP, single buffer */
+
+	/* Queues the device stopped (Q_STATUS error), restarted by qerr_work */
+	struct delayed_work qerr_work;
+	unsigned long qerr_last;	/* jiffies of the last recovery */
+	unsigned long qerr_delay;	/* back-off while errors repeat */
+	u64 qerr_rx;			/* RX directions recovered */
+	u64 qerr_tx;			/* TX directions recovered */
+
 	/* stats of queues that no longer exist (channels shrunk, restarts) */
 	struct dmnic_rx_stats base_rx;
 	struct dmnic_tx_stats base_tx;
 };
+
+/* Header split as the queues do it: single buffer XDP needs whole frames. */
+static inline bool dmnic_hds_active(const struct dmnic *dm)
+{
+	return dm->hds_enabled && !dm->xdp_prog;
+}
 
 static inline u32 dmnic_rd32(struct dmnic *dm, u32 reg)
 {
@@ -314,6 +350,7 @@ void dmnic_rss_write(struct dmnic *dm);
 void dmnic_hds_thresh_write(struct dmnic *dm);
 int dmnic_reconfigure(struct dmnic *dm, unsigned int num_queues,
 		      u32 rx_ring_size, u32 tx_ring_size, bool hds);
+void dmnic_qerr_work(struct work_struct *work);
 extern const struct netdev_queue_mgmt_ops dmnic_queue_mgmt_ops;
 extern const struct netdev_stat_ops dmnic_stat_ops;
 

@@ -37,27 +37,6 @@ void dmnic_update_link(struct dmnic *dm)
 	}
 }
 
-/* A queue direction stopped on a programming error (see the spec). */
-static void dmnic_report_queue_errors(struct dmnic *dm)
-{
-	u64 map = (u64)dmnic_rd32(dm, DMNIC_REG_ERR_QMAP_HI) << 32 |
-		  dmnic_rd32(dm, DMNIC_REG_ERR_QMAP_LO);
-	unsigned int q;
-
-	for (q = 0; q < dm->max_queues; q++) {
-		u32 st;
-
-		if (!(map & BIT_ULL(q)))
-			continue;
-		st = dmnic_rd32(dm, DMNIC_QREG(q, DMNIC_Q_STATUS));
-		netdev_err(dm->netdev,
-			   "queue %u stopped by the device: rx error %u, tx error %u\n",
-			   q,
-			   (st >> DMNIC_Q_STATUS_RX_ERR_SHIFT) & DMNIC_Q_STATUS_ERR_MASK,
-			   (st >> DMNIC_Q_STATUS_TX_ERR_SHIFT) & DMNIC_Q_STATUS_ERR_MASK);
-	}
-}
-
 static void dmnic_admin_work(struct work_struct *work)
 {
 	struct dmnic *dm = container_of(work, struct dmnic, admin_work);
@@ -65,8 +44,12 @@ static void dmnic_admin_work(struct work_struct *work)
 
 	cause = dmnic_rd32(dm, DMNIC_REG_INT_CAUSE);
 	dmnic_wr32(dm, DMNIC_REG_INT_CAUSE, cause);
+	/* A queue direction stopped on an error: restart it (and log) from
+	 * the recovery work, which takes the instance lock.
+	 */
 	if (cause & DMNIC_INT_QERR)
-		dmnic_report_queue_errors(dm);
+		queue_delayed_work(system_wq, &dm->qerr_work,
+				   READ_ONCE(dm->qerr_delay));
 	dmnic_update_link(dm);
 }
 
@@ -106,6 +89,7 @@ static int dmnic_alloc_irqs(struct dmnic *dm)
 	dm->num_vecs = nvec;
 
 	INIT_WORK(&dm->admin_work, dmnic_admin_work);
+	INIT_DELAYED_WORK(&dm->qerr_work, dmnic_qerr_work);
 	err = request_irq(dmnic_admin_irq_nr(dm), dmnic_admin_irq, 0,
 			  dm->admin_irq_name, dm);
 	if (err) {
@@ -240,6 +224,7 @@ static void dmnic_remove(struct pci_dev *pdev)
 	dmnic_wr32(dm, DMNIC_REG_INT_MASK, ~0u);
 	synchronize_irq(dmnic_admin_irq_nr(dm));
 	cancel_work_sync(&dm->admin_work);
+	cancel_delayed_work_sync(&dm->qerr_work);
 
 	/* unregister_netdev() closes the device, which quiesces all queues. */
 	unregister_netdev(dm->netdev);
@@ -252,6 +237,11 @@ static void dmnic_remove(struct pci_dev *pdev)
 static void dmnic_shutdown(struct pci_dev *pdev)
 {
 	struct dmnic *dm = pci_get_drvdata(pdev);
+
+	dmnic_wr32(dm, DMNIC_REG_INT_MASK, ~0u);
+	synchronize_irq(dmnic_admin_irq_nr(dm));
+	cancel_work_sync(&dm->admin_work);
+	cancel_delayed_work_sync(&dm->qerr_work);
 
 	rtnl_lock();
 	netif_device_detach(dm->netdev);
@@ -273,3 +263,4 @@ module_pci_driver(dmnic_driver);
 
 MODULE_DESCRIPTION("devmem-lab emulated devmem TCP NIC driver");
 MODULE_LICENSE("GPL");
+MODULE_IMPORT_NS("NETDEV_INTERNAL");	/* netdev_rx_queue_restart() */

@@ -5,8 +5,12 @@
  * The driver sets queue_mgmt_ops, so it is "ops locked": ndo_open/ndo_stop,
  * ethtool ops and the queue management ops all run with the netdev
  * instance lock held, and use the *_locked NAPI helpers.
+ *
+ * Also native XDP setup (ndo_bpf) and the recovery of queues the device
+ * stopped on an error.
  */
 
+#include <linux/bpf.h>
 #include <linux/etherdevice.h>
 #include <linux/interrupt.h>
 #include <linux/unaligned.h>
@@ -147,12 +151,16 @@ static void dmnic_stats_fold(struct dmnic *dm, struct dmnic_napi *qv)
 	dm->base_rx.csum_unnecessary += qv->rx.stats.csum_unnecessary;
 	dm->base_rx.csum_none += qv->rx.stats.csum_none;
 	dm->base_rx.hds_split += qv->rx.stats.hds_split;
+	dm->base_rx.xdp_drops += qv->rx.stats.xdp_drops;
+	dm->base_rx.xdp_tx += qv->rx.stats.xdp_tx;
+	dm->base_rx.xdp_tx_errors += qv->rx.stats.xdp_tx_errors;
 	dm->base_tx.packets += qv->tx.stats.packets;
 	dm->base_tx.bytes += qv->tx.stats.bytes;
 	dm->base_tx.csum_offload += qv->tx.stats.csum_offload;
 	dm->base_tx.stop += qv->tx.stats.stop;
 	dm->base_tx.wake += qv->tx.stats.wake;
 	dm->base_tx.dropped += qv->tx.stats.dropped;
+	dm->base_tx.xdp_tx += qv->tx.stats.xdp_tx;
 }
 
 static void dmnic_down(struct dmnic *dm)
@@ -294,6 +302,11 @@ static void dmnic_get_stats64(struct net_device *netdev,
 	s->tx_packets = dm->base_tx.packets;
 	s->tx_bytes = dm->base_tx.bytes;
 	s->tx_dropped = dm->base_tx.dropped;
+	/* Queue directions the device stopped on an error (each lost the
+	 * packet in progress) and the driver restarted.
+	 */
+	s->rx_errors = READ_ONCE(dm->qerr_rx);
+	s->tx_errors = READ_ONCE(dm->qerr_tx);
 
 	/* ndo_get_stats64 is not under the instance lock: use RCU-safe reads. */
 	rcu_read_lock();
@@ -331,6 +344,94 @@ static int dmnic_set_mac(struct net_device *netdev, void *p)
 	return eth_mac_addr(netdev, p);
 }
 
+static int dmnic_change_mtu(struct net_device *netdev, int new_mtu)
+{
+	struct dmnic *dm = netdev_priv(netdev);
+
+	/* Single buffer XDP needs every frame in one header buffer. */
+	if (dm->xdp_prog && new_mtu > DMNIC_XDP_MAX_MTU) {
+		netdev_warn(netdev, "MTU %d too large for XDP (max %lu)\n",
+			    new_mtu, DMNIC_XDP_MAX_MTU);
+		return -EINVAL;
+	}
+	WRITE_ONCE(netdev->mtu, new_mtu);
+	return 0;
+}
+
+static int dmnic_xdp_setup(struct dmnic *dm, struct bpf_prog *prog,
+			   struct netlink_ext_ack *extack)
+{
+	struct net_device *netdev = dm->netdev;
+	struct bpf_prog *old;
+	unsigned int q;
+	int err;
+
+	if (prog) {
+		if (prog->aux->xdp_has_frags) {
+			NL_SET_ERR_MSG_MOD(extack,
+					   "multi-buffer XDP is not supported");
+			return -EOPNOTSUPP;
+		}
+		if (netdev->mtu > DMNIC_XDP_MAX_MTU) {
+			NL_SET_ERR_MSG_FMT_MOD(extack,
+					       "MTU %u too large for XDP (max %lu)",
+					       netdev->mtu, DMNIC_XDP_MAX_MTU);
+			return -EINVAL;
+		}
+		/* The core checks these too: XDP runs on the header buffer
+		 * and needs the whole frame there, readable.
+		 */
+		if (netdev->cfg->hds_config == ETHTOOL_TCP_DATA_SPLIT_ENABLED) {
+			NL_SET_ERR_MSG_MOD(extack,
+					   "single buffer XDP needs tcp-data-split off");
+			return -EBUSY;
+		}
+		for (q = 0; q < netdev->real_num_rx_queues; q++) {
+			if (netif_rxq_has_unreadable_mp(netdev, q)) {
+				NL_SET_ERR_MSG_FMT_MOD(extack,
+						       "RX queue %u is bound to unreadable memory",
+						       q);
+				return -EBUSY;
+			}
+		}
+	}
+
+	/* Replacing a program keeps the buffer layout: just swap it. */
+	if (!!prog == !!dm->xdp_prog) {
+		old = xchg(&dm->xdp_prog, prog);
+		if (old)
+			bpf_prog_put(old);
+		return 0;
+	}
+
+	/* Attach or detach: header split and buffer layout change, so the
+	 * queues are rebuilt (they read dm->xdp_prog).
+	 */
+	old = xchg(&dm->xdp_prog, prog);
+	err = dmnic_reconfigure(dm, dm->num_queues, dm->rx_ring_size,
+				dm->tx_ring_size, dm->hds_enabled);
+	if (err) {
+		xchg(&dm->xdp_prog, old);
+		NL_SET_ERR_MSG_MOD(extack, "could not rebuild the queues");
+		return err;
+	}
+	if (old)
+		bpf_prog_put(old);
+	return 0;
+}
+
+static int dmnic_bpf(struct net_device *netdev, struct netdev_bpf *bpf)
+{
+	struct dmnic *dm = netdev_priv(netdev);
+
+	switch (bpf->command) {
+	case XDP_SETUP_PROG:
+		return dmnic_xdp_setup(dm, bpf->prog, bpf->extack);
+	default:
+		return -EINVAL;
+	}
+}
+
 static const struct net_device_ops dmnic_netdev_ops = {
 	.ndo_open		= dmnic_open,
 	.ndo_stop		= dmnic_stop,
@@ -338,6 +439,8 @@ static const struct net_device_ops dmnic_netdev_ops = {
 	.ndo_get_stats64	= dmnic_get_stats64,
 	.ndo_set_mac_address	= dmnic_set_mac,
 	.ndo_validate_addr	= eth_validate_addr,
+	.ndo_change_mtu		= dmnic_change_mtu,
+	.ndo_bpf		= dmnic_bpf,
 };
 
 /* ---- queue management ops: restart one RX queue while the device runs ---- */
@@ -391,13 +494,7 @@ static int dmnic_queue_start(struct net_device *netdev,
 	/* Keep the queue's counters across the restart. */
 	stats = qv->rx.stats;
 	memcpy(&qv->rx, qmem, sizeof(qv->rx));
-	qv->rx.stats.packets = stats.packets;
-	qv->rx.stats.bytes = stats.bytes;
-	qv->rx.stats.csum_unnecessary = stats.csum_unnecessary;
-	qv->rx.stats.csum_none = stats.csum_none;
-	qv->rx.stats.hds_split = stats.hds_split;
-	qv->rx.stats.alloc_fail = stats.alloc_fail;
-	qv->rx.stats.drops = stats.drops;
+	qv->rx.stats = stats;
 
 	dmnic_rx_hw_start(dm, &qv->rx);
 	netif_queue_set_napi(netdev, idx, NETDEV_QUEUE_TYPE_RX, &qv->napi);
@@ -449,6 +546,103 @@ const struct netdev_queue_mgmt_ops dmnic_queue_mgmt_ops = {
 	.ndo_queue_start	= dmnic_queue_start,
 	.ndo_queue_stop		= dmnic_queue_stop,
 };
+
+/* ---- recovery of queues the device stopped ---- */
+
+/* TX of queue pair @qv is in the error state: drain and restart it. */
+static void dmnic_tx_recover(struct dmnic *dm, struct dmnic_napi *qv)
+{
+	struct netdev_queue *txq = netdev_get_tx_queue(dm->netdev, qv->idx);
+	unsigned int q = qv->idx;
+
+	/* No xmit, TX completion or XDP_TX while the ring is rebuilt. */
+	__netif_tx_lock_bh(txq);
+	netif_tx_stop_queue(txq);
+	__netif_tx_unlock_bh(txq);
+	dmnic_irq_disable(dm, q);
+	synchronize_irq(dmnic_queue_irq_nr(dm, q));
+	napi_disable_locked(&qv->napi);
+
+	/* Spec: clear the enable bit, reprogram, enable. Descriptors the
+	 * device did not complete are ours again: their packets are lost.
+	 */
+	dmnic_queue_hw_stop(dm, q, true);
+	dmnic_tx_clean_all(dm, &qv->tx);
+	dmnic_tx_hw_start(dm, &qv->tx);
+
+	napi_enable_locked(&qv->napi);
+	dmnic_irq_enable(dm, q);
+	napi_schedule(&qv->napi);
+	netif_tx_wake_queue(txq);
+}
+
+/*
+ * The device stops one direction of a queue on a DMA fault or a programming
+ * mistake (spec: Errors); every buffer it did not complete is the driver's
+ * again. RX is restarted through the queue management ops, as the core does
+ * for a memory provider, so a devmem binding stays on the queue. Runs from
+ * a work item because it sleeps and takes the instance lock; repeated
+ * errors (e.g. a faulting peer BAR) back off up to a second.
+ */
+void dmnic_qerr_work(struct work_struct *work)
+{
+	struct dmnic *dm = container_of(to_delayed_work(work), struct dmnic,
+					qerr_work);
+	struct net_device *netdev = dm->netdev;
+	unsigned int q;
+	u64 map;
+
+	netdev_lock(netdev);
+	if (!netif_running(netdev))
+		goto unlock;
+
+	map = (u64)dmnic_rd32(dm, DMNIC_REG_ERR_QMAP_HI) << 32 |
+	      dmnic_rd32(dm, DMNIC_REG_ERR_QMAP_LO);
+	for (q = 0; q < dm->num_queues; q++) {
+		struct dmnic_napi *qv = dm->qv[q];
+		u32 st;
+		int err;
+
+		if (!(map & BIT_ULL(q)) || !qv)
+			continue;
+		st = dmnic_rd32(dm, DMNIC_QREG(q, DMNIC_Q_STATUS));
+		if (net_ratelimit())
+			netdev_warn(netdev,
+				    "queue %u stopped by the device: rx error %u, tx error %u; restarting it\n",
+				    q,
+				    (st >> DMNIC_Q_STATUS_RX_ERR_SHIFT) &
+				    DMNIC_Q_STATUS_ERR_MASK,
+				    (st >> DMNIC_Q_STATUS_TX_ERR_SHIFT) &
+				    DMNIC_Q_STATUS_ERR_MASK);
+
+		if (st & DMNIC_Q_STATUS_TX_ERROR) {
+			dmnic_tx_recover(dm, qv);
+			WRITE_ONCE(dm->qerr_tx, dm->qerr_tx + 1);
+		}
+		if (st & DMNIC_Q_STATUS_RX_ERROR) {
+			err = netdev_rx_queue_restart(netdev, q);
+			if (err)
+				netdev_err(netdev,
+					   "queue %u: RX restart failed: %d\n",
+					   q, err);
+			else
+				WRITE_ONCE(dm->qerr_rx, dm->qerr_rx + 1);
+		}
+	}
+
+	if (map) {
+		unsigned long delay = 0;
+
+		if (time_before(jiffies, dm->qerr_last + HZ))
+			delay = clamp(dm->qerr_delay * 2,
+				      (unsigned long)HZ / 100 + 1,
+				      (unsigned long)HZ);
+		WRITE_ONCE(dm->qerr_delay, delay);
+		dm->qerr_last = jiffies;
+	}
+unlock:
+	netdev_unlock(netdev);
+}
 
 /* ---- per queue stats of the netdev netlink family ---- */
 
@@ -532,6 +726,8 @@ void dmnic_netdev_init(struct dmnic *dm)
 	netdev->queue_mgmt_ops = &dmnic_queue_mgmt_ops;
 	netdev->stat_ops = &dmnic_stat_ops;
 	netdev->netmem_tx = NETMEM_TX_DMA;
+	/* PASS, DROP, ABORTED, TX; single buffer only, no redirect */
+	netdev->xdp_features = NETDEV_XDP_ACT_BASIC;
 
 	netdev->hw_features = NETIF_F_SG | NETIF_F_HW_CSUM | NETIF_F_RXCSUM |
 			      NETIF_F_RXHASH;

@@ -11,15 +11,25 @@
  * TX: gather descriptors, checksum offload. Frags that are net_iovs
  * (devmem TX) carry DMA addresses owned by the binding: they are never
  * mapped or unmapped here.
+ *
+ * XDP (single buffer): with a program attached header split is off and the
+ * header buffers are whole pages with XDP headroom, so every frame up to
+ * the XDP MTU arrives whole in one readable buffer, where the program runs.
+ * XDP never sees payload buffers, so it never touches unreadable memory
+ * (the core refuses XDP while a memory provider is bound, and vice versa).
+ * XDP_TX frames go out on the TX ring of the same queue pair.
  */
 
 #include <linux/dma-mapping.h>
 #include <linux/etherdevice.h>
 #include <linux/interrupt.h>
 #include <linux/iopoll.h>
+#include <linux/bpf_trace.h>
+#include <linux/filter.h>
 #include <linux/skbuff.h>
 #include <net/netdev_queues.h>
 #include <net/page_pool/helpers.h>
+#include <net/xdp.h>
 
 #include "devmem_nic.h"
 
@@ -221,6 +231,11 @@ static void dmnic_tx_release(struct dmnic *dm, struct dmnic_tx_ring *tx,
 			napi_consume_skb(b->skb, budget);
 			b->skb = NULL;
 		}
+		if (b->xdp_netmem) {
+			page_pool_put_full_netmem(netmem_get_pp(b->xdp_netmem),
+						  b->xdp_netmem, false);
+			b->xdp_netmem = 0;
+		}
 		tx->head = (tx->head + 1) & (tx->size - 1);
 	}
 }
@@ -241,10 +256,12 @@ static bool dmnic_tx_clean(struct dmnic *dm, struct dmnic_tx_ring *tx,
 {
 	struct netdev_queue *txq = netdev_get_tx_queue(dm->netdev, tx->idx);
 	unsigned int pkts = 0, bytes = 0, dropped = 0, done = 0, bql = 0;
+	unsigned int bql_pkts = 0;
 
 	while (done < tx->size) {
 		struct dmnic_tx_cmpl *c = &tx->cmpl[tx->cmpl_head];
 		unsigned int ndesc;
+		bool xdp;
 
 		if (!dmnic_tx_cmpl_valid(c, tx->cmpl_gen))
 			break;
@@ -260,7 +277,12 @@ static bool dmnic_tx_clean(struct dmnic *dm, struct dmnic_tx_ring *tx,
 				   tx->idx, le16_to_cpu(c->id), ndesc, tx->head);
 			break;
 		}
-		bql += le32_to_cpu(c->len);
+		/* XDP_TX frames never went through BQL. */
+		xdp = tx->bufs[tx->head].xdp_netmem;
+		if (!xdp) {
+			bql += le32_to_cpu(c->len);
+			bql_pkts++;
+		}
 		if (le32_to_cpu(c->status) == DMNIC_TXC_S_OK) {
 			pkts++;
 			bytes += le32_to_cpu(c->len);
@@ -294,7 +316,7 @@ static bool dmnic_tx_clean(struct dmnic *dm, struct dmnic_tx_ring *tx,
 		tx->stats.wake++;
 		u64_stats_update_end(&tx->stats.syncp);
 	}
-	netif_txq_completed_wake(txq, pkts + dropped, bql,
+	netif_txq_completed_wake(txq, bql_pkts, bql,
 				 dmnic_ring_space(tx->head, tx->tail, tx->size),
 				 DMNIC_TX_DESC_NEEDED);
 	return true;
@@ -319,6 +341,7 @@ static bool dmnic_tx_map(struct dmnic *dm, struct dmnic_tx_ring *tx,
 		b->skb = NULL;
 		b->single = false;
 		b->dma = 0;
+		b->xdp_netmem = 0;
 		if (is_first && headlen) {
 			len = headlen;
 			dma = dma_map_single(dev, skb->data, len, DMA_TO_DEVICE);
@@ -422,10 +445,12 @@ drop:
 /* ---- RX buffers ---- */
 
 static int dmnic_bufq_alloc(struct dmnic *dm, struct dmnic_bufq *bq, u32 size,
-			    u32 buf_size)
+			    u32 buf_size, u32 headroom, u32 post_len)
 {
 	bq->size = size;
 	bq->buf_size = buf_size;
+	bq->headroom = headroom;
+	bq->post_len = post_len;
 	bq->desc = dma_alloc_coherent(&dm->pdev->dev, size * sizeof(*bq->desc),
 				      &bq->desc_dma, GFP_KERNEL);
 	bq->netmem = kvcalloc(size, sizeof(*bq->netmem), GFP_KERNEL);
@@ -514,11 +539,12 @@ static bool dmnic_bufq_refill(struct dmnic *dm, struct dmnic_rx_queue *rx,
 			break;
 		}
 
-		dma = page_pool_get_dma_addr_netmem(netmem) + offset;
+		dma = page_pool_get_dma_addr_netmem(netmem) + offset +
+		      bq->headroom;
 		bq->netmem[tail] = netmem;
 		bq->offset[tail] = offset;
 		bq->desc[tail].addr = cpu_to_le64(dma);
-		bq->desc[tail].len = cpu_to_le32(bq->buf_size);
+		bq->desc[tail].len = cpu_to_le32(bq->post_len);
 		bq->desc[tail].id = cpu_to_le16(tail);
 		bq->desc[tail].rsvd = 0;
 		tail = next;
@@ -548,7 +574,7 @@ static bool dmnic_rx_refill(struct dmnic *dm, struct dmnic_rx_queue *rx)
 
 static struct page_pool *dmnic_create_pool(struct dmnic *dm, unsigned int idx,
 					   struct napi_struct *napi, u32 size,
-					   bool unreadable)
+					   bool unreadable, bool xdp_tx)
 {
 	struct page_pool_params pp = {
 		.order		= 0,
@@ -557,7 +583,8 @@ static struct page_pool *dmnic_create_pool(struct dmnic *dm, unsigned int idx,
 		.nid		= dev_to_node(&dm->pdev->dev),
 		.dev		= &dm->pdev->dev,
 		.napi		= napi,
-		.dma_dir	= DMA_FROM_DEVICE,
+		/* XDP_TX sends from the buffer it received into */
+		.dma_dir	= xdp_tx ? DMA_BIDIRECTIONAL : DMA_FROM_DEVICE,
 		.max_len	= PAGE_SIZE,
 		.offset		= 0,
 		.netdev		= dm->netdev,
@@ -580,25 +607,41 @@ int dmnic_rx_alloc(struct dmnic *dm, struct dmnic_rx_queue *rx,
 
 	memset(rx, 0, sizeof(*rx));
 	rx->idx = idx;
-	rx->hds = dm->hds_enabled;
+	rx->hds = dmnic_hds_active(dm);
+	rx->xdp = !!dm->xdp_prog;
 	u64_stats_init(&rx->stats.syncp);
 
-	pp = dmnic_create_pool(dm, idx, napi, size, false);
+	pp = dmnic_create_pool(dm, idx, napi, size, false, rx->xdp);
 	if (IS_ERR(pp))
 		return PTR_ERR(pp);
 	rx->hdr.pool = pp;
 
-	pp = dmnic_create_pool(dm, idx, napi, size, rx->hds);
+	pp = dmnic_create_pool(dm, idx, napi, size, rx->hds, false);
 	if (IS_ERR(pp)) {
 		err = PTR_ERR(pp);
 		goto err_free;
 	}
 	rx->pay.pool = pp;
 
-	err = dmnic_bufq_alloc(dm, &rx->hdr, size, DMNIC_HDR_BUF_SIZE);
+	if (rx->xdp)
+		err = dmnic_bufq_alloc(dm, &rx->hdr, size, PAGE_SIZE,
+				       DMNIC_XDP_HEADROOM, DMNIC_XDP_BUF_LEN);
+	else
+		err = dmnic_bufq_alloc(dm, &rx->hdr, size, DMNIC_HDR_BUF_SIZE,
+				       0, DMNIC_HDR_BUF_SIZE);
 	if (err)
 		goto err_free;
-	err = dmnic_bufq_alloc(dm, &rx->pay, size, PAGE_SIZE);
+	err = dmnic_bufq_alloc(dm, &rx->pay, size, PAGE_SIZE, 0, PAGE_SIZE);
+	if (err)
+		goto err_free;
+
+	/* XDP runs on the header buffers only: they come from rx->hdr.pool. */
+	err = xdp_rxq_info_reg(&rx->xdp_rxq, dm->netdev, idx,
+			       napi ? napi->napi_id : 0);
+	if (err)
+		goto err_free;
+	err = xdp_rxq_info_reg_mem_model(&rx->xdp_rxq, MEM_TYPE_PAGE_POOL,
+					 rx->hdr.pool);
 	if (err)
 		goto err_free;
 
@@ -623,6 +666,8 @@ void dmnic_rx_free(struct dmnic *dm, struct dmnic_rx_queue *rx)
 		dev_kfree_skb_any(rx->skb);
 		rx->skb = NULL;
 	}
+	if (xdp_rxq_info_is_reg(&rx->xdp_rxq))
+		xdp_rxq_info_unreg(&rx->xdp_rxq);
 	dmnic_bufq_free(dm, &rx->hdr);
 	dmnic_bufq_free(dm, &rx->pay);
 	if (rx->cmpl)
@@ -675,30 +720,152 @@ static void dmnic_rx_drop(struct dmnic_rx_queue *rx)
 	u64_stats_update_end(&rx->stats.syncp);
 }
 
-/* SOP: copy the header buffer into a new skb's linear area. */
-static struct sk_buff *dmnic_rx_start_skb(struct dmnic_rx_queue *rx,
-					  struct napi_struct *napi,
-					  const struct dmnic_rx_cmpl *c)
+/* XDP_TX: queue the frame on the TX ring of the same queue pair. */
+static bool dmnic_xdp_tx(struct dmnic *dm, struct dmnic_napi *qv,
+			 netmem_ref netmem, u32 off, u32 len)
 {
-	u32 hdr_len = le16_to_cpu(c->hdr_len), offset;
+	struct netdev_queue *txq = netdev_get_tx_queue(dm->netdev, qv->idx);
+	struct dmnic_tx_ring *tx = &qv->tx;
+	struct dmnic_tx_buf *b;
+	dma_addr_t dma;
+	bool ok = false;
+
+	dma = page_pool_get_dma_addr_netmem(netmem) + off;
+	dma_sync_single_for_device(&dm->pdev->dev, dma, len, DMA_BIDIRECTIONAL);
+
+	/* The ring is shared with ndo_start_xmit of this queue. */
+	__netif_tx_lock(txq, smp_processor_id());
+	if (dmnic_ring_space(tx->head, tx->tail, tx->size)) {
+		b = &tx->bufs[tx->tail];
+		b->skb = NULL;
+		b->dma = 0;
+		b->single = false;
+		b->len = len;
+		b->xdp_netmem = netmem;
+		dmnic_tx_desc_fill(&tx->desc[tx->tail], dma, len, tx->tail, true,
+				   NULL);
+		tx->tail = (tx->tail + 1) & (tx->size - 1);
+		txq_trans_cond_update(txq);
+		dmnic_wr32(dm, DMNIC_QREG(qv->idx, DMNIC_Q_TXD + DMNIC_RING_DRV),
+			   tx->tail);
+		u64_stats_update_begin(&tx->stats.syncp);
+		tx->stats.xdp_tx++;
+		u64_stats_update_end(&tx->stats.syncp);
+		ok = true;
+	}
+	__netif_tx_unlock(txq);
+	return ok;
+}
+
+/*
+ * Run the XDP program on a whole frame in a header buffer (@data, @len).
+ * Returns XDP_PASS with @data, @len and @metasize updated, or another
+ * verdict when the frame was consumed (recycled or queued for XDP_TX).
+ */
+static u32 dmnic_run_xdp(struct dmnic *dm, struct dmnic_napi *qv,
+			 struct bpf_prog *prog, netmem_ref netmem, u32 offset,
+			 void **data, u32 *len, u32 *metasize)
+{
+	struct dmnic_rx_queue *rx = &qv->rx;
+	void *hard_start = netmem_address(netmem) + offset;
+	u32 pkt_len = *len;
+	struct xdp_buff xdp;
+	u32 act;
+
+	xdp_init_buff(&xdp, rx->hdr.buf_size, &rx->xdp_rxq);
+	xdp_prepare_buff(&xdp, hard_start, rx->hdr.headroom, *len, true);
+	act = bpf_prog_run_xdp(prog, &xdp);
+	switch (act) {
+	case XDP_PASS:
+		*data = xdp.data;
+		*len = xdp.data_end - xdp.data;
+		*metasize = xdp.data - xdp.data_meta;
+		return XDP_PASS;
+	case XDP_TX:
+		if (dmnic_xdp_tx(dm, qv, netmem, xdp.data - hard_start + offset,
+				 xdp.data_end - xdp.data)) {
+			u64_stats_update_begin(&rx->stats.syncp);
+			rx->stats.packets++;
+			rx->stats.bytes += pkt_len;
+			rx->stats.xdp_tx++;
+			u64_stats_update_end(&rx->stats.syncp);
+			return XDP_TX;
+		}
+		u64_stats_update_begin(&rx->stats.syncp);
+		rx->stats.xdp_tx_errors++;
+		u64_stats_update_end(&rx->stats.syncp);
+		trace_xdp_exception(dm->netdev, prog, act);
+		break;
+	default:
+		bpf_warn_invalid_xdp_action(dm->netdev, prog, act);
+		fallthrough;
+	case XDP_ABORTED:
+		trace_xdp_exception(dm->netdev, prog, act);
+		fallthrough;
+	case XDP_DROP:
+		break;
+	}
+	/* XDP is the first layer of the stack: its drops were received. */
+	u64_stats_update_begin(&rx->stats.syncp);
+	rx->stats.packets++;
+	rx->stats.bytes += pkt_len;
+	rx->stats.xdp_drops++;
+	u64_stats_update_end(&rx->stats.syncp);
+	page_pool_put_full_netmem(rx->hdr.pool, netmem, true);
+	return XDP_DROP;
+}
+
+/*
+ * SOP: run XDP on the header buffer if a program is attached, then copy it
+ * into a new skb's linear area. Returns NULL when there is no skb to build:
+ * *consumed is then true if XDP took the frame, false on an error.
+ */
+static struct sk_buff *dmnic_rx_start_skb(struct dmnic *dm,
+					  struct dmnic_napi *qv,
+					  const struct dmnic_rx_cmpl *c,
+					  u32 flags, struct bpf_prog *prog,
+					  bool *consumed)
+{
+	struct dmnic_rx_queue *rx = &qv->rx;
+	u32 hdr_len = le16_to_cpu(c->hdr_len), offset, metasize = 0;
 	struct sk_buff *skb = NULL;
 	netmem_ref netmem;
+	void *data;
 
 	netmem = dmnic_bufq_take(&rx->hdr, le16_to_cpu(c->hdr_id), &offset);
 	if (unlikely(!netmem))
 		return NULL;
+	if (unlikely(!hdr_len || hdr_len > rx->hdr.post_len))
+		goto out_put;
 
-	if (likely(hdr_len && hdr_len <= rx->hdr.buf_size)) {
-		page_pool_dma_sync_netmem_for_cpu(rx->hdr.pool, netmem, offset,
-						  hdr_len);
-		skb = napi_alloc_skb(napi, hdr_len);
-		if (skb) {
-			/* The header pool never holds unreadable memory. */
-			skb_put_data(skb, netmem_address(netmem) + offset,
-				     hdr_len);
-			skb_mark_for_recycle(skb);
+	page_pool_dma_sync_netmem_for_cpu(rx->hdr.pool, netmem,
+					  offset + rx->hdr.headroom, hdr_len);
+	/* The header pool never holds unreadable memory. */
+	data = netmem_address(netmem) + offset + rx->hdr.headroom;
+
+	if (prog) {
+		/* Single buffer XDP: a frame that spilled into payload
+		 * buffers (longer than the XDP MTU) is dropped.
+		 */
+		if (!(flags & DMNIC_RXC_F_EOP) || (flags & DMNIC_RXC_F_PAY))
+			goto out_put;
+		if (dmnic_run_xdp(dm, qv, prog, netmem, offset, &data,
+				  &hdr_len, &metasize) != XDP_PASS) {
+			*consumed = true;
+			return NULL;
 		}
 	}
+
+	skb = napi_alloc_skb(&qv->napi, metasize + hdr_len);
+	if (skb) {
+		skb_put_data(skb, data - metasize, metasize + hdr_len);
+		if (metasize) {
+			__skb_pull(skb, metasize);
+			skb_metadata_set(skb, metasize);
+		}
+		skb_mark_for_recycle(skb);
+	}
+out_put:
 	page_pool_put_netmem(rx->hdr.pool, netmem, -1, true);
 	return skb;
 }
@@ -769,13 +936,20 @@ static void dmnic_rx_finish(struct dmnic *dm, struct dmnic_rx_queue *rx,
 	napi_gro_receive(napi, skb);
 }
 
-static int dmnic_rx_clean(struct dmnic *dm, struct dmnic_rx_queue *rx,
-			  struct napi_struct *napi, int budget)
+static int dmnic_rx_clean(struct dmnic *dm, struct dmnic_napi *qv, int budget)
 {
+	struct dmnic_rx_queue *rx = &qv->rx;
+	struct napi_struct *napi = &qv->napi;
 	unsigned int done = 0, seen = 0;
+	struct bpf_prog *prog = NULL;
+
+	/* Only queues built for XDP (headroom, whole frames) run it. */
+	if (rx->xdp)
+		prog = READ_ONCE(dm->xdp_prog);
 
 	while (done < budget && seen < rx->cmpl_size) {
 		struct dmnic_rx_cmpl *c = &rx->cmpl[rx->cmpl_head];
+		bool consumed = false;
 		u32 flags;
 
 		if (!dmnic_rx_cmpl_valid(c, rx->cmpl_gen))
@@ -787,20 +961,23 @@ static int dmnic_rx_clean(struct dmnic *dm, struct dmnic_rx_queue *rx,
 			if (unlikely(rx->skb || rx->skb_bad))
 				dmnic_rx_drop(rx);	/* EOP never came */
 			if (flags & DMNIC_RXC_F_HDR)
-				rx->skb = dmnic_rx_start_skb(rx, napi, c);
-			if (!rx->skb)
+				rx->skb = dmnic_rx_start_skb(dm, qv, c, flags,
+							     prog, &consumed);
+			if (!rx->skb && !consumed)
 				rx->skb_bad = true;
 		}
 		if (flags & DMNIC_RXC_F_PAY)
 			dmnic_rx_add_payload(rx, c);
 
-		if (flags & DMNIC_RXC_F_EOP) {
+		/* A frame XDP consumed (DROP, TX) needs nothing more. */
+		if ((flags & DMNIC_RXC_F_EOP) && !consumed) {
 			if (rx->skb_bad || !rx->skb)
 				dmnic_rx_drop(rx);
 			else
 				dmnic_rx_finish(dm, rx, napi, c, flags);
-			done++;
 		}
+		if (flags & DMNIC_RXC_F_EOP)
+			done++;
 
 		rx->cmpl_head = (rx->cmpl_head + 1) & (rx->cmpl_size - 1);
 		if (!rx->cmpl_head)
@@ -835,7 +1012,7 @@ int dmnic_poll(struct napi_struct *napi, int budget)
 
 	dmnic_tx_clean(dm, &qv->tx, budget);
 	if (budget)
-		done = dmnic_rx_clean(dm, &qv->rx, napi, budget);
+		done = dmnic_rx_clean(dm, qv, budget);
 	refilled = dmnic_rx_refill(dm, &qv->rx);
 
 	if (done == budget)
