@@ -116,7 +116,7 @@ def main():
             if 'gbps' in net.get(f'tcp-virtio-{f}', {})}
     for name, kv in net.items():
         f = kv.get('flows', '1')
-        if 'gbps' in kv and base.get(f):
+        if 'gbps' in kv and base.get(f) and name.startswith(('tcp-', 'devmem-')):
             kv['ratio_to_virtio'] = round(float(kv['gbps']) / base[f], 2)
     json.dump(res, open(os.path.join(out, 'bench.json'), 'w'), indent=1)
 
@@ -200,6 +200,7 @@ def plot(out, res):
         ax.set_xlabel('combined channels (8 flows)')
         ax.set_ylabel('Gbit/s')
         ax.set_title('devmem-nic: queue scaling')
+        ax.set_ylim(bottom=0)
     ax = axes[2]
     for mtu in ('1500', '9000'):
         s = [n for n in net if n.startswith(f'size-{mtu}-') and 'host_cpu_us_per_pkt' in net[n]]
