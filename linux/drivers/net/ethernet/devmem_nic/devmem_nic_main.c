@@ -48,7 +48,7 @@ static void dmnic_admin_work(struct work_struct *work)
 	 * the recovery work, which takes the instance lock.
 	 */
 	if (cause & DMNIC_INT_QERR)
-		queue_delayed_work(system_wq, &dm->qerr_work,
+		queue_delayed_work(system_dfl_wq, &dm->qerr_work,
 				   READ_ONCE(dm->qerr_delay));
 	dmnic_update_link(dm);
 }
