@@ -137,8 +137,13 @@ static uint8_t dmnic_check_rings(DevmemNicCore *core, unsigned qi, bool tx)
     DmnicQueue *q = &core->q[qi];
     int first = tx ? DMNIC_RING_TXD : DMNIC_RING_HBR;
     int last = tx ? DMNIC_RING_TXC : DMNIC_RING_RXC;
+    uint8_t code = devmem_nic_fault_enable(core, qi, tx);
     int i;
 
+    if (code) {
+        dmnic_queue_error(core, qi, tx, code, "enable failed (injected)");
+        return code;
+    }
     for (i = first; i <= last; i++) {
         DmnicRing *r = &q->ring[i];
 
@@ -595,7 +600,8 @@ static bool dmnic_read_rxd(DevmemNicCore *core, unsigned qi, int ring,
     uint8_t d[DMNIC_RXD_SIZE];
     dma_addr_t a = dmnic_ring_addr(r, idx, DMNIC_RXD_SIZE);
 
-    if (pci_dma_read(core->owner, a, d, sizeof(d)) != MEMTX_OK) {
+    if (devmem_nic_fault_dma(core, qi, false) ||
+        pci_dma_read(core->owner, a, d, sizeof(d)) != MEMTX_OK) {
         dmnic_queue_error(core, qi, false, DMNIC_QERR_DMA,
                           "%s descriptor read at 0x%" PRIx64 " failed",
                           dmnic_ring_names[ring], (uint64_t)a);
@@ -623,7 +629,8 @@ static bool dmnic_read_rxd(DevmemNicCore *core, unsigned qi, int ring,
 static bool dmnic_rx_dma_write(DevmemNicCore *core, unsigned qi, uint64_t a,
                                const void *buf, size_t len)
 {
-    if (pci_dma_write(core->owner, a, buf, len) != MEMTX_OK) {
+    if (devmem_nic_fault_dma(core, qi, true) ||
+        pci_dma_write(core->owner, a, buf, len) != MEMTX_OK) {
         dmnic_queue_error(core, qi, false, DMNIC_QERR_DMA,
                           "write of %zu bytes at 0x%" PRIx64 " failed",
                           len, a);
@@ -643,7 +650,11 @@ static bool dmnic_write_cpl(DevmemNicCore *core, unsigned qi, bool tx,
         flags |= DMNIC_RXC_F_GEN;
     }
     stl_le_p(c + size - 4, flags);
-    if (pci_dma_write(core->owner, a, c, size - 4) != MEMTX_OK) {
+    if (devmem_nic_fault_cpl(core, qi, tx, c, size)) {
+        return true;        /* lost on purpose (fault injection) */
+    }
+    if (devmem_nic_fault_dma(core, qi, true) ||
+        pci_dma_write(core->owner, a, c, size - 4) != MEMTX_OK) {
         goto fail;
     }
     /* the flags dword (with GEN) must become visible last */
@@ -825,6 +836,9 @@ ssize_t devmem_nic_core_receive(DevmemNicCore *core, const uint8_t *buf,
         trace_devmem_nic_rx_disabled(qi, size);
         return size;
     }
+    if (devmem_nic_fault_rx(core, qi, buf, size, &p, sizeof(p))) {
+        return size;
+    }
     dmnic_rx_deliver(core, qi, buf, &p);
     return size;
 }
@@ -935,7 +949,7 @@ static void dmnic_tx_process(DevmemNicCore *core, unsigned qi)
     DmnicTxd d[DMNIC_TX_MAX_DESC_PER_PKT];
 
     while (dmnic_tx_running(q) && dmnic_ring_posted(txd) &&
-           dmnic_ring_free(txc)) {
+           dmnic_ring_free(txc) && !devmem_nic_fault_tx_hold(core, qi)) {
         uint32_t posted = dmnic_ring_posted(txd);
         uint32_t n = 0, i;
         size_t total = 0, len;
@@ -956,7 +970,8 @@ static void dmnic_tx_process(DevmemNicCore *core, unsigned qi)
                                   txd->dev, DMNIC_TX_MAX_DESC_PER_PKT);
                 return;
             }
-            if (pci_dma_read(core->owner, a, raw, sizeof(raw)) != MEMTX_OK) {
+            if (devmem_nic_fault_dma(core, qi, false) ||
+                pci_dma_read(core->owner, a, raw, sizeof(raw)) != MEMTX_OK) {
                 dmnic_queue_error(core, qi, true, DMNIC_QERR_DMA,
                                   "descriptor read at 0x%" PRIx64 " failed",
                                   (uint64_t)a);
@@ -989,7 +1004,8 @@ static void dmnic_tx_process(DevmemNicCore *core, unsigned qi)
         }
         len = 0;
         for (i = 0; i < n; i++) {
-            if (pci_dma_read(core->owner, d[i].addr, core->tx_buf + len,
+            if (devmem_nic_fault_dma(core, qi, false) ||
+                pci_dma_read(core->owner, d[i].addr, core->tx_buf + len,
                              d[i].len) != MEMTX_OK) {
                 dmnic_queue_error(core, qi, true, DMNIC_QERR_DMA,
                                   "data read of %u bytes at 0x%" PRIx64
@@ -1055,6 +1071,38 @@ static void dmnic_tx_process(DevmemNicCore *core, unsigned qi)
     }
 }
 
+/* Fault injection (devmem-nic-fault.c): TX after a delay or a stall */
+void devmem_nic_core_tx_kick(DevmemNicCore *core, unsigned qi)
+{
+    if (qi < core->num_queues) {
+        dmnic_tx_process(core, qi);
+    }
+}
+
+/* Fault injection: place a frame that was held back, as steered then */
+void devmem_nic_core_rx_release(DevmemNicCore *core, unsigned qi,
+                                const uint8_t *buf, size_t size,
+                                const void *pkt)
+{
+    const DmnicPkt *held = pkt;
+    DmnicPkt p;
+
+    /* parsing is deterministic; the steering results are restored */
+    dmnic_parse(&p, buf, size);
+    p.flags |= held->flags & (DMNIC_RXC_F_RSS | DMNIC_RXC_F_FS_MATCH);
+    p.hash = held->hash;
+    p.rss_type = held->rss_type;
+    p.rule = held->rule;
+    if (qi >= core->num_queues || !dmnic_rx_running(&core->q[qi])) {
+        if (qi < core->num_queues) {
+            core->q[qi].stats[DMNIC_QS_RX_DROP_DISABLED]++;
+        }
+        trace_devmem_nic_rx_disabled(qi, size);
+        return;
+    }
+    dmnic_rx_deliver(core, qi, buf, &p);
+}
+
 /* ------------------------------------------------------------------ */
 /* Registers                                                           */
 /* ------------------------------------------------------------------ */
@@ -1095,12 +1143,14 @@ void devmem_nic_core_reset(DevmemNicCore *core)
     for (i = 0; i < DMNIC_MAX_QUEUES; i++) {
         dmnic_queue_reset(&core->q[i]);
     }
+    devmem_nic_fault_reset(core);
     trace_devmem_nic_reset();
 }
 
 bool devmem_nic_core_link_up(DevmemNicCore *core)
 {
-    return !qemu_get_queue(core->nic)->link_down;
+    return !qemu_get_queue(core->nic)->link_down &&
+           !devmem_nic_fault_link_down(core);
 }
 
 void devmem_nic_core_link_changed(DevmemNicCore *core)

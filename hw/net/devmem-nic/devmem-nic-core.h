@@ -7,6 +7,7 @@
 
 #include "net/net.h"
 #include "devmem-nic-regs.h"
+#include "devmem-nic-fault.h"
 
 /* Rings of a queue pair, in register block order */
 enum {
@@ -106,6 +107,9 @@ typedef struct DevmemNicCore {
     /* scratch buffers for TX gather and TSO segments, not migrated */
     uint8_t *tx_buf;
     uint8_t *tx_seg;
+
+    /* host-side fault injection, not migrated (devmem-nic-fault.c) */
+    DmnicFault fault;
 } DevmemNicCore;
 
 void devmem_nic_core_realize(DevmemNicCore *core);

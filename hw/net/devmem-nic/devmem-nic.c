@@ -143,6 +143,7 @@ static void devmem_nic_realize(PCIDevice *pdev, Error **errp)
     s->core.num_queues = s->queues;
     memcpy(s->core.mac, s->conf.macaddr.a, sizeof(s->core.mac));
     devmem_nic_core_realize(&s->core);
+    devmem_nic_fault_realize(&s->core, OBJECT(s));
     devmem_nic_core_reset(&s->core);
 }
 
@@ -151,6 +152,7 @@ static void devmem_nic_exit(PCIDevice *pdev)
     DevmemNicState *s = DEVMEM_NIC(pdev);
 
     qemu_del_nic(s->core.nic);
+    devmem_nic_fault_unrealize(&s->core);
     devmem_nic_core_unrealize(&s->core);
     msix_unuse_all_vectors(pdev);
     msix_uninit(pdev, &s->msix, &s->msix);
