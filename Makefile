@@ -14,6 +14,7 @@ help:
 	@echo "make run     set up, build, boot the guest, run the devmem selftests, print a summary"
 	@echo "make check   build, then qtests + header agreement + style + a boot smoke test"
 	@echo "make build   only build (QEMU, kernel, selftests, guest image)"
+	@echo "make check-debug  debug kernel (KASAN, kmemleak, lockdep): fault scenarios, no splat/leak"
 	@echo "make fuzz    FUZZ_TIME=600 FUZZ_DEVICE=all: libFuzzer + ASan/UBSan on both devices"
 	@echo "make check-asan  the qtests against an ASan + UBSan build of QEMU"
 	@echo "make clean   remove out/ (build caches live in ~/.cache/devmem-lab: make distclean)"
@@ -46,6 +47,11 @@ check: build
 
 check-headers:
 	@scripts/check-headers
+
+# Debug-kernel run: KASAN/kmemleak/lockdep kernel, fault scenarios of tests/guest/debug.list.
+.PHONY: check-debug
+check-debug: fetch
+	@scripts/run-debug
 
 clean:
 	rm -rf out

@@ -1,0 +1,438 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""dbg_lib: shared code of devmem-lab's debug-kernel guest scenarios (images/guest/dbg-*).
+
+Each scenario is a program run by images/guest/run-tests (environment from setup-net:
+NETIF, LOCAL_V4, REMOTE_V4, REMOTE_ARGS = the peer's netns, NCDEVMEM_PROVIDER for the
+accel pair). It prints KTAP and ends with two lines the host's scripts/run-debug reads:
+  # devmem-lab-debug: <name> splats=N leaks=M
+splats = kernel warnings/oopses logged while it ran (dmesg between its begin/end markers,
+which also go to the console), leaks = kmemleak reports from a scan at its end (then
+cleared, so the next scenario starts clean). Either being non-zero fails the scenario.
+Host actions (link flaps) are requested with '# devmem-lab-host: ...' lines that
+scripts/lib/qmp-agent carries out; DEVMEM_LAB_HOST_AGENT=1 in the environment says one
+is listening.
+"""
+import errno
+import fcntl
+import json
+import mmap
+import os
+import re
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import time
+
+KSFT = os.environ.get("KSFT", "/opt/ksft/kselftest")
+NCDEVMEM = f"{KSFT}/drivers/net/hw/ncdevmem"
+sys.path.insert(0, f"{KSFT}/drivers/net")
+
+SPLAT = re.compile(r"BUG:|WARNING:|Oops|Call Trace:|unreferenced object|RIP:|"
+                   r"kernel BUG|general protection|KASAN|possible circular locking|"
+                   r"inconsistent lock state|suspicious RCU usage|DMA-API:")
+KMEMLEAK = "/sys/kernel/debug/kmemleak"
+# The repeating pattern ncdevmem -v 7 validates: bytes 1..6 then '\n'.
+PATTERN = bytes([1, 2, 3, 4, 5, 6, 10])
+YES_CMD = "yes \"$(printf '\\001\\002\\003\\004\\005\\006')\""
+
+
+def kmsg(msg):
+    try:
+        with open("/dev/kmsg", "w", encoding="ascii") as f:
+            f.write(f"devmem-lab: {msg}\n")
+    except OSError:
+        pass
+
+
+def sh(cmdline, check=False, timeout=120, ns=None):
+    """Run a shell command (in netns ns); return CompletedProcess (text)."""
+    if ns:
+        cmdline = f"ip netns exec {ns} bash -c {shq(cmdline)}"
+    r = subprocess.run(cmdline, shell=True, capture_output=True, text=True,
+                       timeout=timeout, check=False)
+    if check and r.returncode:
+        raise RuntimeError(f"'{cmdline}' failed ({r.returncode}): {r.stderr.strip()}")
+    return r
+
+
+def shq(s):
+    return "'" + s.replace("'", "'\\''") + "'"
+
+
+def bg(cmdline, ns=None, out=None):
+    """Start a shell command in the background (own process group)."""
+    if ns:
+        cmdline = f"ip netns exec {ns} bash -c {shq(cmdline)}"
+    f = open(out, "w", encoding="utf-8") if out else subprocess.DEVNULL
+    return subprocess.Popen(cmdline, shell=True, stdout=f, stderr=subprocess.STDOUT,
+                            start_new_session=True)
+
+
+def kill_group(p, sig=signal.SIGKILL):
+    try:
+        os.killpg(p.pid, sig)
+    except ProcessLookupError:
+        pass
+
+
+def wait_for(cond, timeout=10.0, step=0.2):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        v = cond()
+        if v:
+            return v
+        time.sleep(step)
+    return cond()
+
+
+def listening(port, ns=None):
+    """Is something listening on TCP port (v4 or v6)?"""
+    files = "/proc/net/tcp /proc/net/tcp6"
+    r = sh(f"cat {files}", ns=ns)
+    want = f":{port:04X} "
+    return any(want in line and line.split()[3] == "0A"
+               for line in r.stdout.splitlines()[1:] if len(line.split()) > 3)
+
+
+def dmesg():
+    return subprocess.run(["dmesg"], capture_output=True, text=True).stdout.splitlines()
+
+
+def kmemleak_scan():
+    """Scan for leaks; return the list of report blocks (then clear them). None: no kmemleak."""
+    if not os.path.exists(KMEMLEAK):
+        return None
+    try:
+        with open(KMEMLEAK, "w", encoding="ascii") as f:
+            f.write("scan")
+        with open(KMEMLEAK, encoding="utf-8", errors="replace") as f:
+            text = f.read()
+        with open(KMEMLEAK, "w", encoding="ascii") as f:
+            f.write("clear")
+    except OSError as e:
+        print(f"# kmemleak: {e}", flush=True)
+        return None
+    blocks = [b for b in re.split(r"(?=unreferenced object)", text) if b.strip()]
+    return blocks
+
+
+class Scenario:
+    """KTAP output plus the per-scenario splat/leak accounting."""
+
+    def __init__(self, name):
+        self.name = name
+        self.n = 0
+        self.failed = 0
+        self.skipped = 0
+        self.env = os.environ
+        self.ifname = os.environ.get("NETIF", "eth0")
+        self.ns = os.environ.get("REMOTE_ARGS", "remote")
+        self.local4 = os.environ.get("LOCAL_V4", "192.0.2.1")
+        self.remote4 = os.environ.get("REMOTE_V4", "192.0.2.2")
+        self.ifindex = socket.if_nametoindex(self.ifname)
+        self.dmesg0 = len(dmesg())
+        self.procs = []
+        self._nf = None
+        self._ef = None
+        print("TAP version 13", flush=True)
+        print(f"# {name} on {self.ifname} (ifindex {self.ifindex}), peer netns {self.ns}",
+              flush=True)
+        # Leaks from before this scenario are not ours: clear them (the scan runs in finish).
+        if os.path.exists(KMEMLEAK):
+            try:
+                with open(KMEMLEAK, "w", encoding="ascii") as f:
+                    f.write("clear")
+            except OSError:
+                pass
+        kmsg(f"scenario {name} begin")
+
+    # -- YNL families (lazily: an import error is a test failure, not a crash)
+    @property
+    def nf(self):
+        if self._nf is None:
+            from lib.py import NetdevFamily  # pylint: disable=import-outside-toplevel
+            self._nf = NetdevFamily()
+        return self._nf
+
+    @property
+    def ef(self):
+        if self._ef is None:
+            from lib.py import EthtoolFamily  # pylint: disable=import-outside-toplevel
+            self._ef = EthtoolFamily()
+        return self._ef
+
+    # -- KTAP
+    def ok(self, cond, name, comment=""):
+        self.n += 1
+        if not cond:
+            self.failed += 1
+        line = f"{'ok' if cond else 'not ok'} {self.n} {name}"
+        if comment:
+            line += f" # {comment}"
+        print(line, flush=True)
+        return bool(cond)
+
+    def skip(self, name, reason):
+        self.n += 1
+        self.skipped += 1
+        print(f"ok {self.n} {name} # SKIP {reason}", flush=True)
+
+    def note(self, msg):
+        print(f"# {msg}", flush=True)
+
+    def host(self, request):
+        """Ask the host (scripts/lib/qmp-agent) to act; True if an agent listens."""
+        print(f"# devmem-lab-host: {request}", flush=True)
+        return os.environ.get("DEVMEM_LAB_HOST_AGENT") == "1"
+
+    def finish(self):
+        for p in self.procs:
+            if p.poll() is None:
+                kill_group(p)
+                p.wait()
+        kmsg(f"scenario {self.name} end")
+        time.sleep(1)
+        splats = splats_since(self.dmesg0)
+        # kmemleak only reports objects older than 5 s: let the last frees settle.
+        time.sleep(6)
+        blocks = kmemleak_scan()
+        leaks = len(blocks) if blocks is not None else 0
+        self.ok(not splats, "kernel log: no warning, oops or lockdep/KASAN/DMA-API report",
+                f"{len(splats)} lines, first: {splats[0].split('] ', 1)[-1]}" if splats
+                else "")
+        if blocks is None:
+            self.skip("kmemleak: no leak", "kernel without kmemleak")
+        else:
+            self.ok(not leaks, "kmemleak: no leak", f"{leaks} reports" if leaks else "")
+            for b in blocks[:3]:
+                for ln in b.strip().splitlines()[:14]:
+                    print(f"#   {ln}", flush=True)
+        for ln in splats[:40]:
+            print(f"#   {ln}", flush=True)
+        print(f"# devmem-lab-debug: {self.name} splats={len(splats)} leaks={leaks}",
+              flush=True)
+        print(f"1..{self.n}", flush=True)
+        print(f"# totals: pass:{self.n - self.failed - self.skipped} fail:{self.failed} "
+              f"skip:{self.skipped}", flush=True)
+        if self.failed:
+            return 1
+        return 4 if self.skipped == self.n - 2 else 0
+
+    # -- NIC state
+    def qstats(self):
+        """{(type, id): stats} per queue, plus ('dev', 0): device totals."""
+        out = {}
+        for e in self.nf.qstats_get({"ifindex": self.ifindex, "scope": "queue"}, dump=True):
+            out[(e.get("queue-type"), e.get("queue-id"))] = e
+        tot = self.nf.qstats_get({"ifindex": self.ifindex}, dump=True)
+        out[("dev", 0)] = tot[0] if tot else {}
+        return out
+
+    def rx_packets(self, queue=None):
+        s = self.qstats()
+        if queue is None:
+            return s[("dev", 0)].get("rx-packets", 0)
+        return s.get(("rx", queue), {}).get("rx-packets", 0)
+
+    def traffic_flows(self, window=3.0, queue=None, min_pkts=20):
+        a = self.rx_packets(queue)
+        time.sleep(window)
+        b = self.rx_packets(queue)
+        return b - a >= min_pkts, b - a
+
+    def channels(self):
+        return self.ef.channels_get({"header": {"dev-index": self.ifindex}})
+
+    def rings(self):
+        return self.ef.rings_get({"header": {"dev-index": self.ifindex}})
+
+    def queue_dmabuf(self, q):
+        """dma-buf id bound to RX queue q, or None."""
+        r = self.nf.queue_get({"ifindex": self.ifindex, "id": q, "type": "rx"})
+        return r.get("dmabuf")
+
+    def pools_with_dmabuf(self, dmabuf_id):
+        try:
+            pools = self.nf.page_pool_get({}, dump=True)
+        except Exception:  # pylint: disable=broad-except
+            return []
+        return [p for p in pools if p.get("dmabuf") == dmabuf_id]
+
+    def carrier(self):
+        try:
+            with open(f"/sys/class/net/{self.ifname}/carrier", encoding="ascii") as f:
+                return f.read().strip() == "1"
+        except OSError:
+            return False
+
+    def pci_bdf(self):
+        return os.path.basename(os.readlink(f"/sys/class/net/{self.ifname}/device"))
+
+    def ping(self, count=3):
+        return sh(f"ping -c {count} -W 2 -i 0.3 {self.remote4}").returncode == 0
+
+    def reset_nic_config(self):
+        """Undo what a killed ncdevmem left: ntuple rules, RSS, header split."""
+        r = sh(f"ethtool -n {self.ifname}")
+        for m in re.finditer(r"Filter: (\d+)", r.stdout):
+            sh(f"ethtool -N {self.ifname} delete {m.group(1)}")
+        sh(f"ethtool -X {self.ifname} default")
+        try:
+            self.ef.rings_set({"header": {"dev-index": self.ifindex},
+                               "tcp-data-split": "unknown"})
+        except Exception as e:  # pylint: disable=broad-except
+            self.note(f"restoring tcp-data-split: {e}")
+
+    # -- traffic
+    def iperf(self, seconds, port=5201, streams=2, out="/tmp/iperf-client.json"):
+        """iperf3 peer -> local (RX on our NIC); returns (server, client) processes."""
+        srv = bg(f"iperf3 -s -1 -p {port} -B {self.local4}", out="/tmp/iperf-server.log")
+        self.procs.append(srv)
+        wait_for(lambda: listening(port), 15)
+        cli = bg(f"iperf3 -c {self.local4} -p {port} -P {streams} -t {seconds} -J "
+                 f"-B {self.remote4}", ns=self.ns, out=out)
+        self.procs.append(cli)
+        return srv, cli
+
+    @staticmethod
+    def stop_iperf(cli, timeout=60):
+        """SIGINT the iperf3 client of bg() group cli: it prints its JSON and exits 1."""
+        r = sh(f"pgrep -g {cli.pid} -x iperf3")
+        for pid in r.stdout.split():
+            try:
+                os.kill(int(pid), signal.SIGINT)
+            except ProcessLookupError:
+                pass
+        try:
+            cli.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            kill_group(cli)
+            cli.wait()
+
+    @staticmethod
+    def iperf_result(path="/tmp/iperf-client.json"):
+        """(error or None, total bytes over the intervals, [bytes per interval])."""
+        try:
+            with open(path, encoding="utf-8") as f:
+                j = json.load(f)
+        except (OSError, ValueError) as e:
+            return f"no JSON result: {e}", 0, []
+        ivals = [i["sum"]["bytes"] for i in j.get("intervals", [])]
+        return j.get("error"), sum(ivals), ivals
+
+    @staticmethod
+    def longest_stall(ivals):
+        """Longest run of consecutive intervals without data."""
+        best = cur = 0
+        for b in ivals:
+            cur = cur + 1 if b == 0 else 0
+            best = max(best, cur)
+        return best
+
+    def ncdevmem_rx(self, port, out, validate=True):
+        """ncdevmem devmem RX server (flow steered to the last queue); stderr+stdout to out."""
+        v = " -v 7" if validate else ""
+        p = bg(f"exec {NCDEVMEM} -l -f {self.ifname} -s {self.local4} -p {port} "
+               f"-c {self.remote4}{v}", out=out)
+        self.procs.append(p)
+        return p
+
+    def paced_sender(self, port, chunks, chunk=69993, gap=0.1):
+        """Peer sends chunks*chunk bytes of the ncdevmem -v 7 pattern, gap s apart."""
+        assert chunk % len(PATTERN) == 0
+        # The loop stops as soon as socat is gone (head dies of SIGPIPE); the pipeline's
+        # status is socat's.
+        cmdline = (f"for i in $(seq {chunks}); do {YES_CMD} | head -c {chunk} || break; "
+                   f"sleep {gap}; done | socat -u - "
+                   f"TCP4:{self.local4}:{port},bind={self.remote4}:{port}")
+        p = bg(cmdline, ns=self.ns, out="/tmp/sender.log")
+        self.procs.append(p)
+        return p, chunks * chunk
+
+
+def splats_since(n0):
+    return [ln for ln in dmesg()[n0:] if SPLAT.search(ln)]
+
+
+def run_ksft(name, test):
+    """Run an upstream selftest (DIR/PROG under KSFT) with the same splat/leak accounting.
+
+    The test's own KTAP passes through; this adds only comments and the
+    '# devmem-lab-debug:' line, and turns a clean exit into 1 if the kernel logged a
+    splat or kmemleak found a leak (the report shows that as '(exit status)')."""
+    d, prog = os.path.split(test)
+    if os.path.exists(KMEMLEAK):
+        with open(KMEMLEAK, "w", encoding="ascii") as f:
+            f.write("clear")
+    n0 = len(dmesg())
+    kmsg(f"scenario {name} begin")
+    sys.stdout.flush()
+    rc = subprocess.call([f"./{prog}"], cwd=f"{KSFT}/{d}")
+    kmsg(f"scenario {name} end")
+    time.sleep(6)
+    splats = splats_since(n0)
+    blocks = kmemleak_scan()
+    leaks = len(blocks) if blocks else 0
+    for ln in splats[:40]:
+        print(f"#   {ln}", flush=True)
+    for b in (blocks or [])[:3]:
+        for ln in b.strip().splitlines()[:14]:
+            print(f"#   {ln}", flush=True)
+    print(f"# devmem-lab-debug: {name} splats={len(splats)} leaks={leaks}", flush=True)
+    if rc in (0, 4) and (splats or leaks):
+        return 1
+    return rc
+
+
+def total_received(path):
+    """Last total_received=N that ncdevmem printed (0 if none)."""
+    last = 0
+    try:
+        with open(path, "rb") as f:
+            f.seek(0, os.SEEK_END)
+            size = f.tell()
+            f.seek(max(0, size - 65536))
+            tail = f.read().decode("utf-8", "replace")
+    except OSError:
+        return 0
+    for m in re.finditer(r"total_received=(\d+)", tail):
+        last = int(m.group(1))
+    return last
+
+
+def grep_file(path, pattern):
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return [ln.rstrip() for ln in f if re.search(pattern, ln)]
+    except OSError:
+        return []
+
+
+def udmabuf(size):
+    """A udmabuf dma-buf fd of size bytes (host memory)."""
+    memfd = os.memfd_create("dbg-udmabuf", os.MFD_ALLOW_SEALING)
+    os.ftruncate(memfd, size)
+    fcntl.fcntl(memfd, 1033, 2)  # F_ADD_SEALS, F_SEAL_SHRINK
+    dev = os.open("/dev/udmabuf", os.O_RDWR)
+    arg = bytearray(struct.pack("=IIQQ", memfd, 0, 0, size))
+    # UDMABUF_CREATE = _IOW('u', 0x42, struct udmabuf_create): returns the dma-buf fd
+    fd = fcntl.ioctl(dev, (1 << 30) | (24 << 16) | (ord("u") << 8) | 0x42, arg, True)
+    os.close(dev)
+    os.close(memfd)
+    return fd
+
+
+def dmabuf_count(exporter):
+    """dma-bufs of an exporter the dma-buf core still knows (-1: no debugfs)."""
+    try:
+        with open("/sys/kernel/debug/dma_buf/bufinfo", encoding="utf-8") as f:
+            return sum(1 for ln in f if exporter in ln)
+    except OSError:
+        return -1
+
+
+__all__ = ["Scenario", "sh", "bg", "kill_group", "wait_for", "listening", "dmesg",
+           "kmemleak_scan", "total_received", "grep_file", "udmabuf", "dmabuf_count",
+           "kmsg", "NCDEVMEM", "PATTERN", "errno", "mmap"]
