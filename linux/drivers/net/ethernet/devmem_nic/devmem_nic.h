@@ -221,6 +221,8 @@ struct dmnic_rule {
 	__be16 src_port, src_port_mask;
 	__be16 dst_port, dst_port_mask;
 	u64 ring_cookie;	/* queue index or RX_CLS_FLOW_DISC */
+	bool rss;		/* FLOW_RSS: ring_cookie is a base queue */
+	u32 rss_ctx;		/* with rss: the RSS context */
 };
 
 /* A rule as the device's FS data registers take it. */
@@ -253,7 +255,11 @@ struct dmnic {
 
 	u32 rss_indir[DMNIC_RSS_INDIR_SIZE];
 	u8 rss_key[DMNIC_RSS_KEY_SIZE];
-	u32 rss_fields;			/* DMNIC_RSS_F_* */
+	u8 rss_hfields[DMNIC_RSS_NUM_TYPES];	/* DMNIC_RSS_HF_*, by type - 1 */
+	bool rss_sym_xor;		/* input_xfrm RXH_XFRM_SYM_XOR */
+	/* tables of RSS contexts 1.. (row 0 unused: rss_indir), live bits */
+	u32 rss_ctx_indir[DMNIC_RSS_NUM_CTX][DMNIC_RSS_INDIR_SIZE];
+	unsigned long rss_ctx_live;
 
 	struct dmnic_rule rules[DMNIC_NUM_RULES];
 
@@ -337,8 +343,10 @@ void dmnic_rule_to_flow_spec(const struct dmnic_rule *rule,
 			     struct ethtool_rx_flow_spec *fs);
 void dmnic_rule_encode(const struct dmnic_rule *rule,
 		       struct dmnic_rule_regs *regs);
-u64 dmnic_rss_fields_to_rxh(u32 fields, u32 flow_type);
-int dmnic_rss_fields_from_rxh(u32 fields, u32 flow_type, u64 rxh, u32 *out);
+int dmnic_rss_hash_type(u32 flow_type);
+u32 dmnic_rss_hf_default(int type);
+u64 dmnic_rss_hf_to_rxh(u32 hf);
+int dmnic_rss_rxh_to_hf(u32 flow_type, u64 rxh, u32 *hf);
 
 /* devmem_nic_main.c */
 void dmnic_update_link(struct dmnic *dm);
@@ -372,5 +380,7 @@ int dmnic_queue_hw_stop(struct dmnic *dm, unsigned int q, bool tx);
 /* devmem_nic_ethtool.c */
 extern const struct ethtool_ops dmnic_ethtool_ops;
 void dmnic_rules_write_all(struct dmnic *dm);
+void dmnic_rss_hash_init(struct dmnic *dm);
+void dmnic_rss_hash_write(struct dmnic *dm);
 
 #endif /* _DEVMEM_NIC_H_ */

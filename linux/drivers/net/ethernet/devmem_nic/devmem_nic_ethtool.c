@@ -134,11 +134,13 @@ static bool dmnic_flow_is_v6(u32 flow_type)
 int dmnic_rule_from_flow_spec(const struct ethtool_rx_flow_spec *fs,
 			      struct dmnic_rule *r)
 {
-	u32 flow_type = fs->flow_type & ~(FLOW_EXT | FLOW_MAC_EXT);
+	u32 flow_type = fs->flow_type & ~(FLOW_EXT | FLOW_MAC_EXT | FLOW_RSS);
 
 	memset(r, 0, sizeof(*r));
-	if (fs->flow_type & FLOW_RSS)
-		return -EOPNOTSUPP;
+	/* FLOW_RSS: the caller fills in rss_ctx from ethtool_rxnfc */
+	if ((fs->flow_type & FLOW_RSS) && fs->ring_cookie == RX_CLS_FLOW_DISC)
+		return -EINVAL;
+	r->rss = !!(fs->flow_type & FLOW_RSS);
 	if ((fs->flow_type & FLOW_EXT) &&
 	    (fs->m_ext.vlan_etype || fs->m_ext.vlan_tci ||
 	     fs->m_ext.data[0] || fs->m_ext.data[1]))
@@ -231,7 +233,7 @@ void dmnic_rule_to_flow_spec(const struct dmnic_rule *r,
 
 	memset(fs, 0, sizeof(*fs));
 	fs->location = loc;
-	fs->flow_type = r->flow_type;
+	fs->flow_type = r->flow_type | (r->rss ? FLOW_RSS : 0);
 	fs->ring_cookie = r->ring_cookie;
 
 	switch (r->flow_type) {
@@ -308,6 +310,11 @@ void dmnic_rule_encode(const struct dmnic_rule *r, struct dmnic_rule_regs *o)
 	else
 		o->action = ethtool_get_flow_spec_ring(r->ring_cookie) &
 			    DMNIC_FS_ACTION_QUEUE_MASK;
+	/* RSS context rule: the queue is a base added to the table entry */
+	if (r->rss && r->ring_cookie != RX_CLS_FLOW_DISC)
+		o->action |= DMNIC_FS_ACTION_RSS |
+			     ((r->rss_ctx << DMNIC_FS_ACTION_CTX_SHIFT) &
+			      DMNIC_FS_ACTION_CTX_MASK);
 	o->ports = be16_to_cpu(r->src_port) |
 		   (u32)be16_to_cpu(r->dst_port) << 16;
 	o->ports_mask = be16_to_cpu(r->src_port_mask) |
@@ -345,10 +352,16 @@ static void dmnic_rule_write(struct dmnic *dm, unsigned int loc)
 	dmnic_wr32(dm, DMNIC_REG_FS_CMD, DMNIC_FS_CMD_WRITE);
 }
 
+static void dmnic_rss_ctx_write(struct dmnic *dm, u32 ctx);
+
+/* The steering state: RSS context tables, then the rules that use them. */
 void dmnic_rules_write_all(struct dmnic *dm)
 {
 	unsigned int loc;
+	u32 ctx;
 
+	for_each_set_bit(ctx, &dm->rss_ctx_live, DMNIC_RSS_NUM_CTX)
+		dmnic_rss_ctx_write(dm, ctx);
 	dmnic_wr32(dm, DMNIC_REG_FS_CMD, DMNIC_FS_CMD_CLEAR_ALL);
 	for (loc = 0; loc < DMNIC_NUM_RULES; loc++)
 		if (dm->rules[loc].valid)
@@ -377,6 +390,11 @@ static int dmnic_get_rule(struct dmnic *dm, struct ethtool_rxnfc *cmd)
 		return -ENOENT;
 
 	dmnic_rule_to_flow_spec(r, fs);
+	if (r->rss) {
+		/* the core reads the top level flow_type for channel limits */
+		cmd->flow_type |= FLOW_RSS;
+		cmd->rss_context = r->rss_ctx;
+	}
 	return 0;
 }
 
@@ -417,6 +435,28 @@ static int dmnic_get_rxnfc(struct net_device *netdev,
 	}
 }
 
+static u32 dmnic_rss_table_max(struct dmnic *dm, u32 ctx)
+{
+	const u32 *tbl = ctx ? dm->rss_ctx_indir[ctx] : dm->rss_indir;
+	u32 max = 0;
+	unsigned int i;
+
+	for (i = 0; i < DMNIC_RSS_INDIR_SIZE; i++)
+		max = max(max, tbl[i]);
+	return max;
+}
+
+/* A rule to RSS context @ctx adds @base to the context's table entries. */
+static int dmnic_rule_rss_check(struct dmnic *dm, u32 ctx, u64 base)
+{
+	if (ctx >= DMNIC_RSS_NUM_CTX ||
+	    (ctx && !test_bit(ctx, &dm->rss_ctx_live)))
+		return -EINVAL;
+	if (base + dmnic_rss_table_max(dm, ctx) >= dm->num_queues)
+		return -EINVAL;
+	return 0;
+}
+
 static int dmnic_add_rule(struct dmnic *dm, struct ethtool_rxnfc *cmd)
 {
 	struct ethtool_rx_flow_spec *fs = &cmd->fs;
@@ -432,6 +472,13 @@ static int dmnic_add_rule(struct dmnic *dm, struct ethtool_rxnfc *cmd)
 	err = dmnic_rule_from_flow_spec(fs, &rule);
 	if (err)
 		return err;
+	if (rule.rss) {
+		err = dmnic_rule_rss_check(dm, cmd->rss_context,
+					   ethtool_get_flow_spec_ring(fs->ring_cookie));
+		if (err)
+			return err;
+		rule.rss_ctx = cmd->rss_context;
+	}
 
 	if (fs->location == RX_CLS_LOC_ANY) {
 		/* Lowest free slot: rules match in slot order. */
@@ -477,6 +524,11 @@ static int dmnic_set_rxnfc(struct net_device *netdev, struct ethtool_rxnfc *cmd)
 
 /* ---- RSS ---- */
 
+static bool dmnic_has_caps(struct dmnic *dm, u32 caps)
+{
+	return (dmnic_rd32(dm, DMNIC_REG_CAPS) & caps) == caps;
+}
+
 static u32 dmnic_get_rx_ring_count(struct net_device *netdev)
 {
 	struct dmnic *dm = netdev_priv(netdev);
@@ -494,12 +546,32 @@ static u32 dmnic_get_rxfh_key_size(struct net_device *netdev)
 	return DMNIC_RSS_KEY_SIZE;
 }
 
+/* Hash key, fields and input transformation: shared by all contexts. */
+static int dmnic_rss_hash_check(struct dmnic *dm,
+				const struct ethtool_rxfh_param *rxfh,
+				struct netlink_ext_ack *extack)
+{
+	if (rxfh->hfunc != ETH_RSS_HASH_NO_CHANGE &&
+	    rxfh->hfunc != ETH_RSS_HASH_TOP) {
+		NL_SET_ERR_MSG_MOD(extack, "only Toeplitz hashing is supported");
+		return -EOPNOTSUPP;
+	}
+	if (rxfh->input_xfrm != RXH_XFRM_NO_CHANGE && rxfh->input_xfrm &&
+	    (rxfh->input_xfrm != RXH_XFRM_SYM_XOR ||
+	     !dmnic_has_caps(dm, DMNIC_CAPS_RSS_HFIELDS))) {
+		NL_SET_ERR_MSG_MOD(extack, "input transformation not supported");
+		return -EOPNOTSUPP;
+	}
+	return 0;
+}
+
 static int dmnic_get_rxfh(struct net_device *netdev,
 			  struct ethtool_rxfh_param *rxfh)
 {
 	struct dmnic *dm = netdev_priv(netdev);
 
 	rxfh->hfunc = ETH_RSS_HASH_TOP;
+	rxfh->input_xfrm = dm->rss_sym_xor ? RXH_XFRM_SYM_XOR : 0;
 	if (rxfh->indir)
 		memcpy(rxfh->indir, dm->rss_indir, sizeof(dm->rss_indir));
 	if (rxfh->key)
@@ -507,21 +579,19 @@ static int dmnic_get_rxfh(struct net_device *netdev,
 	return 0;
 }
 
+/* Context 0; the core sends other contexts to the *_rxfh_context ops. */
 static int dmnic_set_rxfh(struct net_device *netdev,
 			  struct ethtool_rxfh_param *rxfh,
 			  struct netlink_ext_ack *extack)
 {
 	struct dmnic *dm = netdev_priv(netdev);
+	int err;
 
-	if (rxfh->hfunc != ETH_RSS_HASH_NO_CHANGE &&
-	    rxfh->hfunc != ETH_RSS_HASH_TOP) {
-		NL_SET_ERR_MSG_MOD(extack, "only Toeplitz hashing is supported");
-		return -EOPNOTSUPP;
-	}
-	if (rxfh->input_xfrm != RXH_XFRM_NO_CHANGE && rxfh->input_xfrm) {
-		NL_SET_ERR_MSG_MOD(extack, "input transformation not supported");
-		return -EOPNOTSUPP;
-	}
+	err = dmnic_rss_hash_check(dm, rxfh, extack);
+	if (err)
+		return err;
+	if (rxfh->input_xfrm != RXH_XFRM_NO_CHANGE)
+		dm->rss_sym_xor = rxfh->input_xfrm == RXH_XFRM_SYM_XOR;
 	if (rxfh->indir)
 		memcpy(dm->rss_indir, rxfh->indir, sizeof(dm->rss_indir));
 	if (rxfh->key)
@@ -530,88 +600,104 @@ static int dmnic_set_rxfh(struct net_device *netdev,
 	return 0;
 }
 
-/*
- * REG_RSS_FIELDS has, per IP version, one bit for "hash the addresses" and
- * one per L4 protocol for "hash addresses and ports".
- */
-#define DMNIC_RXH_IP	(RXH_IP_SRC | RXH_IP_DST)
-#define DMNIC_RXH_L4	(DMNIC_RXH_IP | RXH_L4_B_0_1 | RXH_L4_B_2_3)
-
-static int dmnic_rss_flow_bits(u32 flow_type, u32 *ip_bit, u32 *l4_bit)
+/* Hash type (DMNIC_RSS_TYPE_*) of an ethtool flow type, or -EOPNOTSUPP. */
+int dmnic_rss_hash_type(u32 flow_type)
 {
 	switch (flow_type) {
-	case TCP_V4_FLOW:
-		*ip_bit = DMNIC_RSS_F_IPV4;
-		*l4_bit = DMNIC_RSS_F_IPV4_TCP;
-		return 0;
-	case UDP_V4_FLOW:
-		*ip_bit = DMNIC_RSS_F_IPV4;
-		*l4_bit = DMNIC_RSS_F_IPV4_UDP;
-		return 0;
-	case TCP_V6_FLOW:
-		*ip_bit = DMNIC_RSS_F_IPV6;
-		*l4_bit = DMNIC_RSS_F_IPV6_TCP;
-		return 0;
-	case UDP_V6_FLOW:
-		*ip_bit = DMNIC_RSS_F_IPV6;
-		*l4_bit = DMNIC_RSS_F_IPV6_UDP;
-		return 0;
 	case IPV4_FLOW:
-		*ip_bit = DMNIC_RSS_F_IPV4;
-		*l4_bit = 0;
-		return 0;
+		return DMNIC_RSS_TYPE_IPV4;
+	case TCP_V4_FLOW:
+		return DMNIC_RSS_TYPE_IPV4_TCP;
+	case UDP_V4_FLOW:
+		return DMNIC_RSS_TYPE_IPV4_UDP;
 	case IPV6_FLOW:
-		*ip_bit = DMNIC_RSS_F_IPV6;
-		*l4_bit = 0;
-		return 0;
+		return DMNIC_RSS_TYPE_IPV6;
+	case TCP_V6_FLOW:
+		return DMNIC_RSS_TYPE_IPV6_TCP;
+	case UDP_V6_FLOW:
+		return DMNIC_RSS_TYPE_IPV6_UDP;
 	default:
 		return -EOPNOTSUPP;
 	}
 }
 
-u64 dmnic_rss_fields_to_rxh(u32 fields, u32 flow_type)
+static bool dmnic_rss_type_has_ports(int type)
 {
-	u32 ip_bit, l4_bit;
+	return type != DMNIC_RSS_TYPE_IPV4 && type != DMNIC_RSS_TYPE_IPV6;
+}
 
-	if (dmnic_rss_flow_bits(flow_type, &ip_bit, &l4_bit))
-		return 0;
-	if (l4_bit && (fields & l4_bit))
-		return DMNIC_RXH_L4;
-	if (fields & ip_bit)
-		return DMNIC_RXH_IP;
+/* Reset value of REG_RSS_HFIELDS(type): addresses, and ports for L4 types */
+u32 dmnic_rss_hf_default(int type)
+{
+	return dmnic_rss_type_has_ports(type) ? DMNIC_RSS_HF_ALL :
+						DMNIC_RSS_HF_IP;
+}
+
+u64 dmnic_rss_hf_to_rxh(u32 hf)
+{
+	return (hf & DMNIC_RSS_HF_IP_SRC ? RXH_IP_SRC : 0) |
+	       (hf & DMNIC_RSS_HF_IP_DST ? RXH_IP_DST : 0) |
+	       (hf & DMNIC_RSS_HF_L4_SRC ? RXH_L4_B_0_1 : 0) |
+	       (hf & DMNIC_RSS_HF_L4_DST ? RXH_L4_B_2_3 : 0);
+}
+
+/* ethtool RXH_* fields of @flow_type -> REG_RSS_HFIELDS value */
+int dmnic_rss_rxh_to_hf(u32 flow_type, u64 rxh, u32 *hf)
+{
+	int type = dmnic_rss_hash_type(flow_type);
+	u64 ok = RXH_IP_SRC | RXH_IP_DST;
+
+	if (type < 0)
+		return type;
+	if (dmnic_rss_type_has_ports(type))
+		ok |= RXH_L4_B_0_1 | RXH_L4_B_2_3;
+	if (rxh & ~ok)
+		return -EINVAL;
+	*hf = (rxh & RXH_IP_SRC ? DMNIC_RSS_HF_IP_SRC : 0) |
+	      (rxh & RXH_IP_DST ? DMNIC_RSS_HF_IP_DST : 0) |
+	      (rxh & RXH_L4_B_0_1 ? DMNIC_RSS_HF_L4_SRC : 0) |
+	      (rxh & RXH_L4_B_2_3 ? DMNIC_RSS_HF_L4_DST : 0);
 	return 0;
 }
 
-int dmnic_rss_fields_from_rxh(u32 fields, u32 flow_type, u64 rxh, u32 *out)
+void dmnic_rss_hash_init(struct dmnic *dm)
 {
-	u32 ip_bit, l4_bit;
+	int t;
 
-	if (dmnic_rss_flow_bits(flow_type, &ip_bit, &l4_bit))
-		return -EOPNOTSUPP;
+	for (t = DMNIC_RSS_TYPE_IPV4; t <= DMNIC_RSS_NUM_TYPES; t++)
+		dm->rss_hfields[t - 1] = dmnic_rss_hf_default(t);
+	dm->rss_sym_xor = false;
+	dm->rss_ctx_live = 0;
+}
 
-	if (rxh == DMNIC_RXH_L4 && l4_bit) {
-		fields |= l4_bit;
-	} else if (rxh == DMNIC_RXH_IP) {
-		/* 2-tuple: IP bit on, this protocol's 4-tuple bit off */
-		fields = (fields & ~l4_bit) | ip_bit;
-	} else if (!rxh && !l4_bit) {
-		fields &= ~ip_bit;
+/* Hash fields and RSS_CTRL; called by dmnic_rss_write() */
+void dmnic_rss_hash_write(struct dmnic *dm)
+{
+	u32 ctrl = DMNIC_RSS_CTRL_ENABLE;
+	int t;
+
+	if (dmnic_has_caps(dm, DMNIC_CAPS_RSS_HFIELDS)) {
+		for (t = DMNIC_RSS_TYPE_IPV4; t <= DMNIC_RSS_NUM_TYPES; t++)
+			dmnic_wr32(dm, DMNIC_REG_RSS_HFIELDS(t),
+				   dm->rss_hfields[t - 1]);
+		if (dm->rss_sym_xor)
+			ctrl |= DMNIC_RSS_CTRL_SYM_XOR;
 	} else {
-		return -EINVAL;
+		/* A 1.0 device: the defaults, which set_rxfh_fields keeps. */
+		dmnic_wr32(dm, DMNIC_REG_RSS_FIELDS, DMNIC_RSS_F_ALL);
 	}
-	*out = fields;
-	return 0;
+	dmnic_wr32(dm, DMNIC_REG_RSS_CTRL, ctrl);
 }
 
 static int dmnic_get_rxfh_fields(struct net_device *netdev,
 				 struct ethtool_rxfh_fields *f)
 {
 	struct dmnic *dm = netdev_priv(netdev);
-	u32 ip_bit, l4_bit;
+	int type = dmnic_rss_hash_type(f->flow_type);
 
-	if (dmnic_rss_flow_bits(f->flow_type, &ip_bit, &l4_bit))
-		return -EOPNOTSUPP;
-	f->data = dmnic_rss_fields_to_rxh(dm->rss_fields, f->flow_type);
+	if (type < 0)
+		return type;
+	f->data = dmnic_rss_hf_to_rxh(dm->rss_hfields[type - 1]);
 	return 0;
 }
 
@@ -620,17 +706,122 @@ static int dmnic_set_rxfh_fields(struct net_device *netdev,
 				 struct netlink_ext_ack *extack)
 {
 	struct dmnic *dm = netdev_priv(netdev);
-	u32 fields;
+	int type = dmnic_rss_hash_type(f->flow_type);
+	u32 hf;
 	int err;
 
-	err = dmnic_rss_fields_from_rxh(dm->rss_fields, f->flow_type, f->data,
-					&fields);
+	err = dmnic_rss_rxh_to_hf(f->flow_type, f->data, &hf);
 	if (err) {
 		NL_SET_ERR_MSG_MOD(extack, "unsupported hash fields for this flow type");
 		return err;
 	}
-	dm->rss_fields = fields;
-	dmnic_wr32(dm, DMNIC_REG_RSS_FIELDS, dm->rss_fields);
+	if (hf == dm->rss_hfields[type - 1])
+		return 0;
+	if (!dmnic_has_caps(dm, DMNIC_CAPS_RSS_HFIELDS)) {
+		NL_SET_ERR_MSG_MOD(extack, "device cannot select hash fields");
+		return -EOPNOTSUPP;
+	}
+	dm->rss_hfields[type - 1] = hf;
+	dmnic_wr32(dm, DMNIC_REG_RSS_HFIELDS(type), hf);
+	return 0;
+}
+
+/*
+ * Additional RSS contexts 1..DMNIC_RSS_NUM_CTX-1: an indirection table each
+ * (key, fields and input_xfrm are device wide). Flow rules with FLOW_RSS
+ * select them.
+ */
+static void dmnic_rss_ctx_write(struct dmnic *dm, u32 ctx)
+{
+	unsigned int i;
+
+	for (i = 0; i < DMNIC_RSS_INDIR_SIZE; i++)
+		dmnic_wr32(dm, DMNIC_RSS_CTX_INDIR(ctx, i),
+			   dm->rss_ctx_indir[ctx][i]);
+}
+
+static int dmnic_create_rxfh_context(struct net_device *netdev,
+				     struct ethtool_rxfh_context *ctx,
+				     const struct ethtool_rxfh_param *rxfh,
+				     struct netlink_ext_ack *extack)
+{
+	struct dmnic *dm = netdev_priv(netdev);
+	u32 id = rxfh->rss_context;
+	unsigned int i;
+	int err;
+
+	if (!dmnic_has_caps(dm, DMNIC_CAPS_RSS_CTX)) {
+		NL_SET_ERR_MSG_MOD(extack, "device has no additional RSS contexts");
+		return -EOPNOTSUPP;
+	}
+	if (!id || id >= DMNIC_RSS_NUM_CTX)
+		return -EINVAL;
+	err = dmnic_rss_hash_check(dm, rxfh, extack);
+	if (err)
+		return err;
+
+	if (rxfh->indir) {
+		memcpy(dm->rss_ctx_indir[id], rxfh->indir,
+		       sizeof(dm->rss_ctx_indir[id]));
+	} else {
+		/* Tell the core which table is in use: the default spread. */
+		for (i = 0; i < DMNIC_RSS_INDIR_SIZE; i++)
+			dm->rss_ctx_indir[id][i] =
+				ethtool_rxfh_indir_default(i, dm->num_queues);
+		memcpy(ethtool_rxfh_context_indir(ctx), dm->rss_ctx_indir[id],
+		       sizeof(dm->rss_ctx_indir[id]));
+	}
+	ctx->hfunc = ETH_RSS_HASH_TOP;
+	ctx->input_xfrm = dm->rss_sym_xor ? RXH_XFRM_SYM_XOR : 0;
+	set_bit(id, &dm->rss_ctx_live);
+	dmnic_rss_ctx_write(dm, id);
+	return 0;
+}
+
+static int dmnic_modify_rxfh_context(struct net_device *netdev,
+				     struct ethtool_rxfh_context *ctx,
+				     const struct ethtool_rxfh_param *rxfh,
+				     struct netlink_ext_ack *extack)
+{
+	struct dmnic *dm = netdev_priv(netdev);
+	u32 id = rxfh->rss_context;
+	int err;
+
+	if (id >= DMNIC_RSS_NUM_CTX || !test_bit(id, &dm->rss_ctx_live))
+		return -ENOENT;
+	err = dmnic_rss_hash_check(dm, rxfh, extack);
+	if (err)
+		return err;
+	if (rxfh->key || (rxfh->input_xfrm != RXH_XFRM_NO_CHANGE &&
+			  !!rxfh->input_xfrm != dm->rss_sym_xor)) {
+		NL_SET_ERR_MSG_MOD(extack, "key and input_xfrm are device wide");
+		return -EOPNOTSUPP;
+	}
+	if (rxfh->indir) {
+		memcpy(dm->rss_ctx_indir[id], rxfh->indir,
+		       sizeof(dm->rss_ctx_indir[id]));
+		dmnic_rss_ctx_write(dm, id);
+	}
+	return 0;
+}
+
+static int dmnic_remove_rxfh_context(struct net_device *netdev,
+				     struct ethtool_rxfh_context *ctx,
+				     u32 rss_context,
+				     struct netlink_ext_ack *extack)
+{
+	struct dmnic *dm = netdev_priv(netdev);
+	unsigned int i;
+
+	if (rss_context >= DMNIC_RSS_NUM_CTX ||
+	    !test_bit(rss_context, &dm->rss_ctx_live))
+		return -ENOENT;
+	/* The core refuses while a flow rule uses the context. */
+	clear_bit(rss_context, &dm->rss_ctx_live);
+	for (i = 0; i < DMNIC_RSS_INDIR_SIZE; i++)
+		dm->rss_ctx_indir[rss_context][i] =
+			ethtool_rxfh_indir_default(i, dm->num_queues);
+	dmnic_rss_ctx_write(dm, rss_context);
 	return 0;
 }
 
@@ -718,6 +909,9 @@ static void dmnic_get_ethtool_stats(struct net_device *netdev,
 const struct ethtool_ops dmnic_ethtool_ops = {
 	.supported_ring_params	= ETHTOOL_RING_USE_TCP_DATA_SPLIT |
 				  ETHTOOL_RING_USE_HDS_THRS,
+	.supported_input_xfrm	= RXH_XFRM_SYM_XOR,
+	.cap_rss_rxnfc_adds	= true,
+	.rxfh_max_num_contexts	= DMNIC_RSS_NUM_CTX,
 	/* Rebuilding the queues changes real_num_*_queues (qdiscs): rtnl. */
 	.op_needs_rtnl		= ETHTOOL_OP_NEEDS_RTNL_SCHANNELS |
 				  ETHTOOL_OP_NEEDS_RTNL_SRINGPARAM,
@@ -736,6 +930,9 @@ const struct ethtool_ops dmnic_ethtool_ops = {
 	.set_rxfh		= dmnic_set_rxfh,
 	.get_rxfh_fields	= dmnic_get_rxfh_fields,
 	.set_rxfh_fields	= dmnic_set_rxfh_fields,
+	.create_rxfh_context	= dmnic_create_rxfh_context,
+	.modify_rxfh_context	= dmnic_modify_rxfh_context,
+	.remove_rxfh_context	= dmnic_remove_rxfh_context,
 	.get_sset_count		= dmnic_get_sset_count,
 	.get_strings		= dmnic_get_strings,
 	.get_ethtool_stats	= dmnic_get_ethtool_stats,

@@ -52,9 +52,8 @@ void dmnic_rss_write(struct dmnic *dm)
 			   get_unaligned_le32(&dm->rss_key[i]));
 	for (i = 0; i < DMNIC_RSS_INDIR_SIZE; i++)
 		dmnic_wr32(dm, DMNIC_REG_RSS_INDIR + 4 * i, dm->rss_indir[i]);
-	dmnic_wr32(dm, DMNIC_REG_RSS_FIELDS, dm->rss_fields);
 	dmnic_wr32(dm, DMNIC_REG_DEFAULT_QUEUE, 0);
-	dmnic_wr32(dm, DMNIC_REG_RSS_CTRL, DMNIC_RSS_CTRL_ENABLE);
+	dmnic_rss_hash_write(dm);
 }
 
 /* The threshold applies from the next frame; no queue restart needed. */
@@ -745,7 +744,7 @@ void dmnic_netdev_init(struct dmnic *dm)
 	dm->rx_ring_size = DMNIC_RING_DEFAULT;
 	dm->tx_ring_size = DMNIC_RING_DEFAULT;
 	dm->hds_enabled = true;
-	dm->rss_fields = DMNIC_RSS_F_ALL;
+	dmnic_rss_hash_init(dm);
 	netdev_rss_key_fill(dm->rss_key, sizeof(dm->rss_key));
 	dmnic_rss_default(dm);
 

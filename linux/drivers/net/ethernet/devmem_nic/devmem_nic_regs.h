@@ -38,6 +38,7 @@
 #define DMNIC_NUM_FS_RULES          256
 #define DMNIC_RSS_INDIR_SIZE        128
 #define DMNIC_RSS_KEY_SIZE          40      /* bytes */
+#define DMNIC_RSS_NUM_CTX           8       /* RSS contexts, 0 = default */
 #define DMNIC_HDS_THRESH_MAX        65535
 #define DMNIC_RX_HDR_BUF_MIN        128     /* bytes, smallest header buffer */
 #define DMNIC_BUF_LEN_MAX           65536   /* bytes, any RX/TX buffer */
@@ -53,7 +54,7 @@
 #define DMNIC_REG_ID                0x0000  /* RO: DMNIC_ID_MAGIC */
 #define DMNIC_ID_MAGIC              0x444d4e43 /* "DMNC" */
 #define DMNIC_REG_VERSION           0x0004  /* RO: major << 16 | minor */
-#define DMNIC_VERSION               0x00010000 /* 1.0 */
+#define DMNIC_VERSION               0x00010001 /* 1.1 */
 #define DMNIC_REG_NUM_QUEUES        0x0008  /* RO: number of queue pairs */
 #define DMNIC_REG_CAPS              0x000c  /* RO: capability bits */
 #define DMNIC_CAPS_HDS              BIT(0)
@@ -62,6 +63,8 @@
 #define DMNIC_CAPS_RSS              BIT(3)
 #define DMNIC_CAPS_FLOW_STEER       BIT(4)
 #define DMNIC_CAPS_TSO              BIT(5)   /* TXD_F_TSO works */
+#define DMNIC_CAPS_RSS_CTX          BIT(6)   /* 1.1: RSS contexts */
+#define DMNIC_CAPS_RSS_HFIELDS      BIT(7)   /* 1.1: HFIELDS, SYM_XOR */
 #define DMNIC_REG_CTRL              0x0010  /* RW */
 #define DMNIC_CTRL_RESET            BIT(0)   /* W1: full reset, reads 0 */
 #define DMNIC_REG_STATUS            0x0014  /* RO */
@@ -76,6 +79,7 @@
 #define DMNIC_REG_ERR_QMAP_HI       0x002c  /* RO: queues 32..63 in error */
 #define DMNIC_REG_NUM_FS_RULES      0x0030  /* RO: DMNIC_NUM_FS_RULES */
 #define DMNIC_REG_RSS_INDIR_SIZE    0x0034  /* RO: DMNIC_RSS_INDIR_SIZE */
+#define DMNIC_REG_RSS_NUM_CTX       0x0038  /* RO: DMNIC_RSS_NUM_CTX */
 
 /* Global counters, 64 bit, RO, cleared only by reset */
 #define DMNIC_REG_G_RX_FRAMES       0x0100  /* 64: frames from the cable */
@@ -87,6 +91,7 @@
 /* RSS */
 #define DMNIC_REG_RSS_CTRL          0x0200  /* RW */
 #define DMNIC_RSS_CTRL_ENABLE       BIT(0)
+#define DMNIC_RSS_CTRL_SYM_XOR      BIT(1)   /* src^dst in both fields */
 #define DMNIC_REG_RSS_FIELDS        0x0204  /* RW: which packet types hash */
 #define DMNIC_RSS_F_IPV4            BIT(0)   /* src/dst addr */
 #define DMNIC_RSS_F_IPV4_TCP        BIT(1)   /* addr + ports */
@@ -98,6 +103,22 @@
 #define DMNIC_REG_DEFAULT_QUEUE     0x0208  /* RW: queue for unhashed frames */
 #define DMNIC_REG_RSS_KEY           0x0240  /* RW: 10 regs, key[4n..4n+3] LE */
 #define DMNIC_REG_RSS_INDIR         0x0400  /* RW: 128 regs, one queue each */
+#define DMNIC_RSS_INDIR_QUEUE_MASK  0xffffu
+/* RW: hashed fields of hash type t (DMNIC_RSS_TYPE_IPV4..IPV6_UDP) */
+#define DMNIC_REG_RSS_HFIELDS(t)    (0x0210 + 4 * ((t) - 1))
+#define DMNIC_RSS_HF_IP_SRC         BIT(0)
+#define DMNIC_RSS_HF_IP_DST         BIT(1)
+#define DMNIC_RSS_HF_L4_SRC         BIT(2)   /* TCP/UDP types only */
+#define DMNIC_RSS_HF_L4_DST         BIT(3)   /* TCP/UDP types only */
+#define DMNIC_RSS_HF_IP             (DMNIC_RSS_HF_IP_SRC | DMNIC_RSS_HF_IP_DST)
+#define DMNIC_RSS_HF_L4             (DMNIC_RSS_HF_L4_SRC | DMNIC_RSS_HF_L4_DST)
+#define DMNIC_RSS_HF_ALL            (DMNIC_RSS_HF_IP | DMNIC_RSS_HF_L4)
+/* RW: indirection table of RSS context c; context 0 = DMNIC_REG_RSS_INDIR */
+#define DMNIC_RSS_CTX_BASE          0xa000
+#define DMNIC_RSS_CTX_STRIDE        0x200
+#define DMNIC_RSS_CTX_TABLE(c)      (DMNIC_RSS_CTX_BASE + \
+				     (c) * DMNIC_RSS_CTX_STRIDE)
+#define DMNIC_RSS_CTX_INDIR(c, i)   (DMNIC_RSS_CTX_TABLE(c) + 4 * (i))
 
 /* RSS hash types reported in RX completions */
 #define DMNIC_RSS_TYPE_NONE         0
@@ -107,6 +128,7 @@
 #define DMNIC_RSS_TYPE_IPV6         4
 #define DMNIC_RSS_TYPE_IPV6_TCP     5
 #define DMNIC_RSS_TYPE_IPV6_UDP     6
+#define DMNIC_RSS_NUM_TYPES         6       /* HFIELDS registers */
 
 /* Flow steering rule table, indirect access */
 #define DMNIC_REG_FS_INDEX          0x0600  /* RW: rule index 0..255 */
@@ -125,6 +147,9 @@
 #define DMNIC_REG_FS_ACTION         0x060c  /* RW data */
 #define DMNIC_FS_ACTION_QUEUE_MASK  0xffffu
 #define DMNIC_FS_ACTION_DROP        BIT(31)
+#define DMNIC_FS_ACTION_RSS         BIT(30)  /* 1.1: to an RSS context */
+#define DMNIC_FS_ACTION_CTX_SHIFT   16       /* context, with ACTION_RSS */
+#define DMNIC_FS_ACTION_CTX_MASK    GENMASK(23, 16)
 #define DMNIC_REG_FS_PORTS          0x0610  /* RW data: src 15:0, dst 31:16 */
 #define DMNIC_REG_FS_PORTS_MASK     0x0614  /* RW data: same layout */
 #define DMNIC_REG_FS_SRC_IP         0x0620  /* RW data: 4 regs, word n */

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * KUnit tests for the pure parts of the devmem-nic driver: ring accounting,
- * descriptor and completion encoding, flow rule encoding, RSS field
- * mapping. They need no device; built into the driver, they run at boot.
+ * descriptor and completion encoding, flow rule encoding (also to RSS
+ * contexts), RSS hash field mapping. They need no device; built into the driver, they run at boot.
  */
 
 #include <kunit/test.h>
@@ -316,8 +316,9 @@ static void dmnic_test_rule_rejects(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, dmnic_rule_from_flow_spec(&fs, &r), -EOPNOTSUPP);
 
 	memset(&fs, 0, sizeof(fs));
-	fs.flow_type = TCP_V4_FLOW | FLOW_RSS;
-	KUNIT_EXPECT_EQ(test, dmnic_rule_from_flow_spec(&fs, &r), -EOPNOTSUPP);
+	fs.flow_type = TCP_V4_FLOW | FLOW_RSS;	/* RSS context and drop: no */
+	fs.ring_cookie = RX_CLS_FLOW_DISC;
+	KUNIT_EXPECT_EQ(test, dmnic_rule_from_flow_spec(&fs, &r), -EINVAL);
 
 	memset(&fs, 0, sizeof(fs));
 	fs.flow_type = TCP_V4_FLOW | FLOW_EXT;
@@ -336,32 +337,114 @@ static void dmnic_test_rule_invalid_encodes_zero(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, o.action, 0);
 }
 
+/* ethtool -N flow-type udp4 dst-port 4789 context 5 action 2 */
+static void dmnic_test_rule_rss_context(struct kunit *test)
+{
+	struct ethtool_rx_flow_spec fs = {}, back = {};
+	struct dmnic_rule_regs o;
+	struct dmnic_rule r;
+
+	fs.flow_type = UDP_V4_FLOW | FLOW_RSS;
+	fs.h_u.udp_ip4_spec.pdst = cpu_to_be16(4789);
+	fs.m_u.udp_ip4_spec.pdst = cpu_to_be16(0xffff);
+	fs.ring_cookie = 2;
+
+	KUNIT_ASSERT_EQ(test, dmnic_rule_from_flow_spec(&fs, &r), 0);
+	KUNIT_EXPECT_TRUE(test, r.rss);
+	KUNIT_EXPECT_EQ(test, r.flow_type, UDP_V4_FLOW);
+	r.rss_ctx = 5;		/* from ethtool_rxnfc::rss_context */
+	dmnic_rule_encode(&r, &o);
+	KUNIT_EXPECT_EQ(test, o.ctrl, DMNIC_FS_CTRL_VALID |
+			DMNIC_FS_L4_UDP << DMNIC_FS_CTRL_L4_SHIFT);
+	/* spec: bit 30, context in 23:16, base queue in 15:0 */
+	KUNIT_EXPECT_EQ(test, o.action, BIT(30) | 5u << 16 | 2);
+	KUNIT_EXPECT_EQ(test, o.ports, 4789u << 16);
+
+	dmnic_rule_to_flow_spec(&r, &back);
+	KUNIT_EXPECT_EQ(test, back.flow_type, UDP_V4_FLOW | FLOW_RSS);
+	KUNIT_EXPECT_EQ(test, back.ring_cookie, 2);
+
+	/* the highest context number fits the field; a plain rule has none */
+	r.rss_ctx = DMNIC_RSS_NUM_CTX - 1;
+	r.ring_cookie = 0;
+	dmnic_rule_encode(&r, &o);
+	KUNIT_EXPECT_EQ(test, o.action, BIT(30) | (DMNIC_RSS_NUM_CTX - 1) << 16);
+	r.rss = false;
+	r.ring_cookie = 1;
+	dmnic_rule_encode(&r, &o);
+	KUNIT_EXPECT_EQ(test, o.action, 1);
+}
+
 /* ---- RSS hash fields ---- */
 
-static void dmnic_test_rss_fields(struct kunit *test)
+struct dmnic_hf_case {
+	u32 flow_type;
+	u64 rxh;
+	int err;	/* of dmnic_rss_rxh_to_hf() */
+	u32 hf;		/* REG_RSS_HFIELDS value */
+};
+
+static const struct dmnic_hf_case dmnic_hf_cases[] = {
+	{ TCP_V4_FLOW, RXH_IP_SRC | RXH_IP_DST | RXH_L4_B_0_1 | RXH_L4_B_2_3,
+	  0, 0xf },
+	{ TCP_V4_FLOW, RXH_IP_SRC, 0, BIT(0) },
+	{ UDP_V4_FLOW, RXH_IP_DST, 0, BIT(1) },
+	{ TCP_V6_FLOW, RXH_L4_B_0_1, 0, BIT(2) },
+	{ UDP_V6_FLOW, RXH_IP_SRC | RXH_L4_B_2_3, 0, BIT(0) | BIT(3) },
+	{ IPV4_FLOW, RXH_IP_SRC | RXH_IP_DST, 0, 0x3 },
+	{ IPV6_FLOW, 0, 0, 0 },
+	/* ports of an IP-only type, fields the device cannot hash */
+	{ IPV4_FLOW, RXH_IP_SRC | RXH_L4_B_0_1, -EINVAL, 0 },
+	{ TCP_V4_FLOW, RXH_IP_SRC | RXH_L3_PROTO, -EINVAL, 0 },
+	{ UDP_V6_FLOW, RXH_IP6_FL, -EINVAL, 0 },
+	{ TCP_V4_FLOW, RXH_DISCARD, -EINVAL, 0 },
+	{ SCTP_V4_FLOW, RXH_IP_SRC, -EOPNOTSUPP, 0 },
+	{ ETHER_FLOW, RXH_L2DA, -EOPNOTSUPP, 0 },
+};
+
+static void dmnic_hf_case_desc(const struct dmnic_hf_case *c, char *desc)
 {
-	const u64 ip = RXH_IP_SRC | RXH_IP_DST;
-	const u64 l4 = ip | RXH_L4_B_0_1 | RXH_L4_B_2_3;
-	u32 f;
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "flow %#x rxh %#llx",
+		 c->flow_type, c->rxh);
+}
 
-	KUNIT_EXPECT_EQ(test, dmnic_rss_fields_to_rxh(DMNIC_RSS_F_ALL,
-						      TCP_V4_FLOW), l4);
-	KUNIT_EXPECT_EQ(test, dmnic_rss_fields_to_rxh(DMNIC_RSS_F_IPV6,
-						      UDP_V6_FLOW), ip);
-	KUNIT_EXPECT_EQ(test, dmnic_rss_fields_to_rxh(0, TCP_V6_FLOW), 0);
+KUNIT_ARRAY_PARAM(dmnic_hf, dmnic_hf_cases, dmnic_hf_case_desc);
 
-	KUNIT_ASSERT_EQ(test, dmnic_rss_fields_from_rxh(DMNIC_RSS_F_ALL,
-							TCP_V4_FLOW, ip, &f), 0);
-	KUNIT_EXPECT_EQ(test, f, DMNIC_RSS_F_ALL & ~DMNIC_RSS_F_IPV4_TCP);
-	KUNIT_ASSERT_EQ(test, dmnic_rss_fields_from_rxh(f, TCP_V4_FLOW, l4,
-							&f), 0);
-	KUNIT_EXPECT_EQ(test, f, DMNIC_RSS_F_ALL);
-	/* ports without addresses cannot be expressed */
-	KUNIT_EXPECT_EQ(test, dmnic_rss_fields_from_rxh(f, UDP_V4_FLOW,
-							RXH_L4_B_0_1, &f),
-			-EINVAL);
-	KUNIT_EXPECT_EQ(test, dmnic_rss_fields_from_rxh(f, SCTP_V4_FLOW, ip,
-							&f), -EOPNOTSUPP);
+static void dmnic_test_rss_hfields(struct kunit *test)
+{
+	const struct dmnic_hf_case *c = test->param_value;
+	u32 hf = 0xdead;
+
+	KUNIT_ASSERT_EQ(test, dmnic_rss_rxh_to_hf(c->flow_type, c->rxh, &hf),
+			c->err);
+	if (c->err) {
+		KUNIT_EXPECT_EQ(test, hf, 0xdead);	/* untouched */
+		return;
+	}
+	KUNIT_EXPECT_EQ(test, hf, c->hf);
+	KUNIT_EXPECT_EQ(test, dmnic_rss_hf_to_rxh(hf), c->rxh);
+}
+
+static void dmnic_test_rss_hash_types(struct kunit *test)
+{
+	/* flow types map onto the device's hash types (RSS_TYPE_*) */
+	KUNIT_EXPECT_EQ(test, dmnic_rss_hash_type(IPV4_FLOW), 1);
+	KUNIT_EXPECT_EQ(test, dmnic_rss_hash_type(TCP_V4_FLOW), 2);
+	KUNIT_EXPECT_EQ(test, dmnic_rss_hash_type(UDP_V4_FLOW), 3);
+	KUNIT_EXPECT_EQ(test, dmnic_rss_hash_type(IPV6_FLOW), 4);
+	KUNIT_EXPECT_EQ(test, dmnic_rss_hash_type(TCP_V6_FLOW), 5);
+	KUNIT_EXPECT_EQ(test, dmnic_rss_hash_type(UDP_V6_FLOW), 6);
+	KUNIT_EXPECT_EQ(test, dmnic_rss_hash_type(AH_ESP_V4_FLOW), -EOPNOTSUPP);
+	/* registers at 0x210 + 4 * (type - 1) */
+	KUNIT_EXPECT_EQ(test, DMNIC_REG_RSS_HFIELDS(DMNIC_RSS_TYPE_IPV4), 0x210);
+	KUNIT_EXPECT_EQ(test, DMNIC_REG_RSS_HFIELDS(DMNIC_RSS_TYPE_IPV6_UDP),
+			0x224);
+	KUNIT_EXPECT_EQ(test, DMNIC_RSS_CTX_INDIR(3, 5), 0xa000 + 3 * 0x200 + 20);
+	/* defaults match the device's reset values (RSS_FIELDS = 0x3f) */
+	KUNIT_EXPECT_EQ(test, dmnic_rss_hf_default(DMNIC_RSS_TYPE_IPV4), 0x3);
+	KUNIT_EXPECT_EQ(test, dmnic_rss_hf_default(DMNIC_RSS_TYPE_IPV4_TCP), 0xf);
+	KUNIT_EXPECT_EQ(test, dmnic_rss_hf_default(DMNIC_RSS_TYPE_IPV6), 0x3);
+	KUNIT_EXPECT_EQ(test, dmnic_rss_hf_default(DMNIC_RSS_TYPE_IPV6_UDP), 0xf);
 }
 
 static struct kunit_case dmnic_ring_test_cases[] = {
@@ -395,7 +478,9 @@ static struct kunit_case dmnic_rule_test_cases[] = {
 	KUNIT_CASE(dmnic_test_rule_udp6_addr),
 	KUNIT_CASE(dmnic_test_rule_rejects),
 	KUNIT_CASE(dmnic_test_rule_invalid_encodes_zero),
-	KUNIT_CASE(dmnic_test_rss_fields),
+	KUNIT_CASE(dmnic_test_rule_rss_context),
+	KUNIT_CASE_PARAM(dmnic_test_rss_hfields, dmnic_hf_gen_params),
+	KUNIT_CASE(dmnic_test_rss_hash_types),
 	{}
 };
 
