@@ -1331,18 +1331,43 @@ static void test_guest_errors(void)
     wr(&s, DMNIC_REG_FS_INDEX, 0);
     wr(&s, DMNIC_REG_FS_CMD, 77);
     expect_log(&s, "unknown flow command 77");
+    /* a rule naming an RSS context that does not exist is not written */
+    wr(&s, DMNIC_REG_FS_INDEX, 5);
+    wr(&s, DMNIC_REG_FS_CTRL, DMNIC_FS_CTRL_VALID);
+    wr(&s, DMNIC_REG_FS_ACTION, DMNIC_FS_ACTION_RSS |
+       (DMNIC_RSS_NUM_CTX << DMNIC_FS_ACTION_CTX_SHIFT));
+    wr(&s, DMNIC_REG_FS_CMD, DMNIC_FS_CMD_WRITE);
+    expect_log(&s, "RSS context 8 out of range, rule not written");
+    wr(&s, DMNIC_REG_FS_ACTION, 0);
+    wr(&s, DMNIC_REG_FS_CMD, DMNIC_FS_CMD_READ);
+    g_assert_cmphex(rd(&s, DMNIC_REG_FS_CTRL), ==, 0);
+    /* RSS context tables and hash-field registers past the last one */
+    wr(&s, DMNIC_RSS_CTX_INDIR(DMNIC_RSS_NUM_CTX, 0), 1);
+    expect_log(&s, "unknown or read-only register");
+    g_assert_cmphex(rd(&s, DMNIC_RSS_CTX_INDIR(DMNIC_RSS_NUM_CTX, 0)), ==, 0);
+    expect_log(&s, "read of unknown register");
+    /* an RSS context whose queue base points past the queues */
+    wr(&s, DMNIC_REG_FS_INDEX, 6);
+    wr(&s, DMNIC_REG_FS_CTRL, DMNIC_FS_CTRL_VALID);
+    wr(&s, DMNIC_REG_FS_ACTION, DMNIC_FS_ACTION_RSS | NQ |
+       (3 << DMNIC_FS_ACTION_CTX_SHIFT));
+    wr(&s, DMNIC_REG_FS_CMD, DMNIC_FS_CMD_WRITE);
+    inject(&s, frame, len);
+    expect_log(&s, "frame steered to queue");
+    g_assert_cmpuint(rd64(&s, DMNIC_REG_G_RX_DROP_BADQ), ==, 1);
+    wr(&s, DMNIC_REG_FS_CMD, DMNIC_FS_CMD_CLEAR_ALL);
     /* steering to queues that do not exist */
     steer_all_to(&s, NQ + 10);
     inject(&s, frame, len);
     expect_log(&s, "steered to queue 14");
-    g_assert_cmpuint(rd64(&s, DMNIC_REG_G_RX_DROP_BADQ), ==, 1);
+    g_assert_cmpuint(rd64(&s, DMNIC_REG_G_RX_DROP_BADQ), ==, 2);
     wr(&s, DMNIC_REG_RSS_CTRL, DMNIC_RSS_CTRL_ENABLE);
     for (int i = 0; i < 128; i++) {
         wr(&s, DMNIC_REG_RSS_INDIR + 4 * i, 0xffff);
     }
     inject(&s, frame, len);
     expect_log(&s, "steered to queue 65535");
-    g_assert_cmpuint(rd64(&s, DMNIC_REG_G_RX_DROP_BADQ), ==, 2);
+    g_assert_cmpuint(rd64(&s, DMNIC_REG_G_RX_DROP_BADQ), ==, 3);
     steer_all_to(&s, 1);
 
     /* ring programming */
