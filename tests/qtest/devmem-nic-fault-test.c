@@ -286,8 +286,9 @@ static void inject(DN *s, const uint8_t *frame, size_t len)
 {
     gint64 end = g_get_monotonic_time() + 10 * G_USEC_PER_SEC;
 
+    /* the counter is stable here: every earlier inject waited for it */
+    s->frames = rd64(s, DMNIC_REG_G_RX_FRAMES) + 1;
     dl_sock_send(s->sv[0], frame, len);
-    s->frames++;
     while (rd64(s, DMNIC_REG_G_RX_FRAMES) < s->frames) {
         g_assert_cmpint(g_get_monotonic_time(), <, end);
         g_usleep(1000);
