@@ -90,6 +90,18 @@ def read_net(path, monitor):
     return rows
 
 
+def read_cost(path):
+    cost = {}
+    if os.path.exists(path):
+        for line in open(path):
+            size, frames, ir, top = (line.rstrip('\n').split('\t') + [''])[:4]
+            cost[size] = {'frames': int(frames), 'instructions': int(ir),
+                          'per_frame': round(int(ir) / int(frames)),
+                          'per_payload_byte': round(int(ir) / int(frames) / int(size), 2),
+                          'top': top}
+    return cost
+
+
 def fmt(v, spec='.1f'):
     return '-' if v is None else format(v, spec)
 
@@ -110,6 +122,7 @@ def main():
         'time_s': read_times(os.path.join(out, 'times.tsv')),
         'cold_builds': read_cold(timings),
         'net': read_net(os.path.join(out, 'net.txt'), monitor),
+        'cost': read_cost(os.path.join(out, 'cost.tsv')),
     }
     net = res['net']
     base = {f: float(net[f'tcp-virtio-{f}']['gbps']) for f in ('1', '4')
@@ -169,6 +182,14 @@ def main():
         d, i = net.get('tcp-devmem-1', {}), net.get('tcp-igb-1', {})
         if 'gbps' in d and 'gbps' in i:
             L.append(f'  devmem-nic normal RX / igb (1 flow): {float(d["gbps"]) / float(i["gbps"]):.2f}')
+    if res['cost']:
+        L.append('')
+        L.append('devmem-nic model, host instructions per received frame (callgrind, '
+                 'inside devmem_nic_core_receive)')
+        L.append('  payload bytes   per frame   per payload byte   top functions (self)')
+        for size, c in res['cost'].items():
+            L.append(f'  {size:>13} {c["per_frame"]:>11} {c["per_payload_byte"]:>18}   '
+                     f'{c["top"].replace(",", ", ")}')
     txt = '\n'.join(L) + '\n'
     open(os.path.join(out, 'bench.txt'), 'w').write(txt)
     print(txt, end='')

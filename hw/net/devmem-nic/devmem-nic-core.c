@@ -168,15 +168,26 @@ static uint8_t dmnic_check_rings(DevmemNicCore *core, unsigned qi, bool tx)
 /* Checksums and hashing                                               */
 /* ------------------------------------------------------------------ */
 
+/*
+ * One's complement sum of @p (RFC 1071), 32 bits at a time: folding the
+ * 64-bit total gives the same 16-bit result as adding 16-bit words, with a
+ * quarter of the host instructions of a byte loop such as QEMU's
+ * net_checksum_add() (RX verifies every payload byte, so this is the
+ * device's biggest per-byte cost; see scripts/bench --only cost).
+ */
 static uint64_t dmnic_csum_add(uint64_t sum, const uint8_t *p, size_t len)
 {
-    size_t i;
+    size_t i = 0;
 
-    for (i = 0; i + 1 < len; i += 2) {
-        sum += (p[i] << 8) | p[i + 1];
+    for (; i + 4 <= len; i += 4) {
+        sum += (uint32_t)ldl_be_p(p + i);
     }
-    if (len & 1) {
-        sum += p[len - 1] << 8;
+    if (i + 2 <= len) {
+        sum += lduw_be_p(p + i);
+        i += 2;
+    }
+    if (i < len) {
+        sum += p[i] << 8;
     }
     return sum;
 }
