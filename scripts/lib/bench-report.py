@@ -44,18 +44,14 @@ def read_times(path):
 
 
 def read_cold(path):
-    """Latest cold build of each component from the build scripts' timings.tsv."""
+    """Latest cold build of each build dir, from the build scripts' timings.tsv."""
     cold = {}
     if os.path.exists(path):
         for line in open(path):
             f = line.rstrip('\n').split('\t')
             if len(f) >= 6 and f[2] == 'cold':
-                comp = 'qemu' if f[1].startswith('qemu-') else \
-                    'kernel' if f[1] == 'kernel-base-devmem-kunit' else \
-                    'image' if f[1] == 'image' else None
-                if comp:
-                    cold[comp] = {'seconds': int(f[3]), 'date': f[0], 'cores': int(f[4]),
-                                  'load': float(f[5])}
+                cold[f[1]] = {'seconds': int(f[3]), 'date': f[0], 'cores': int(f[4]),
+                              'load': float(f[5])}
     return cold
 
 
@@ -138,11 +134,9 @@ def main():
         L.append('')
         L.append('Time to result                         ' +
                  ''.join(f'{a:>10}' for a in accels) + '   (seconds)')
-        for comp in ('qemu', 'kernel', 'image'):
-            c = res['cold_builds'].get(comp)
-            if c:
-                L.append(f'  cold build: {comp:<25} {c["seconds"]:>10}   '
-                         f'(recorded {c["date"][:16]}, {c["cores"]} cores, load {c["load"]})')
+        for comp, c in sorted(res['cold_builds'].items()):
+            L.append(f'  cold build {comp:<26} {c["seconds"]:>10}   '
+                     f'(recorded {c["date"][:16]}, {c["cores"]} cores, load {c["load"]} at the end)')
         names = [('cold_build_qemu', 'cold build: qemu (now)'),
                  ('cold_build_kernel', 'cold build: kernel (now)'),
                  ('cold_build_image', 'cold build: image (now)'),
