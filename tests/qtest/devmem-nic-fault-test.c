@@ -1130,6 +1130,62 @@ static void test_hot_unplug(void)
     dn_stop(&s);
 }
 
+/*
+ * The accelerator's fault window, set from QOM, over the payload buffers
+ * the NIC writes into: the NIC reports QERR_DMA and keeps its buffers, the
+ * accelerator counts the hits; with the window off traffic flows again.
+ */
+static void test_peer_window(void)
+{
+    g_autofree uint8_t *frame = g_malloc(FRAME_MAX);
+    g_autofree char *args = g_strdup_printf(
+        "-device fake-accel,id=acc,addr=0x%x,mem-size=1M", ACC_SLOT);
+    QPCIDevice *acc;
+    QPCIBar regs, mem;
+    size_t len, hlen;
+    unsigned i;
+    DN s;
+
+    dn_start(&s, args);
+    acc = qpci_device_find(s.qs->pcibus, QPCI_DEVFN(ACC_SLOT, 0));
+    g_assert_nonnull(acc);
+    qpci_device_enable(acc);
+    regs = qpci_iomap(acc, FACCEL_BAR_REGS, NULL);
+    mem = qpci_iomap(acc, FACCEL_BAR_MEM, NULL);
+    steer_all_to(&s, 2);
+    for (i = 0; i < MAX_BUFS; i++) {
+        s.q[2].pbuf[i] = mem.addr + i * PBUF_LEN;
+    }
+    rx_setup(&s, 2);
+    len = tcp_frame(frame, 3000, 18, &hlen);
+    inject(&s, frame, len);
+    expect_rx(&s, 2, frame, len, hlen);
+
+    /* payload buffer 1 is next: put the window over it */
+    qtest_qmp_assert_success(s.qts, "{'execute': 'qom-set', 'arguments': {"
+                             "'path': '/machine/peripheral/acc', "
+                             "'property': 'x-fault-window', "
+                             "'value': '0x1000:0x1000'}}");
+    g_assert_true(qpci_io_readl(acc, regs, FACCEL_REG_STATUS) &
+                  FACCEL_STATUS_FAULT_ACTIVE);
+    inject(&s, frame, len);
+    g_assert_cmpuint(qpci_io_readl(acc, regs, FACCEL_REG_FAULT_HITS), >, 0);
+    g_assert_cmpuint(cpl_pending(&s, 2), ==, 0);
+    g_assert_cmpuint(qrd(&s, 2, DMNIC_Q_PBR + DMNIC_RING_DEV), ==, 1);
+    expect_log(&s, "queue 2 rx error 5");
+    expect_qerr(&s, 2, false, DMNIC_QERR_DMA);
+
+    qtest_qmp_assert_success(s.qts, "{'execute': 'qom-set', 'arguments': {"
+                             "'path': '/machine/peripheral/acc', "
+                             "'property': 'x-fault-window', "
+                             "'value': 'off'}}");
+    rx_setup(&s, 2);
+    inject(&s, frame, len);
+    expect_rx(&s, 2, frame, len, hlen);
+    g_free(acc);
+    dn_stop(&s);
+}
+
 /* stop/cont: frames wait in the net layer, nothing is lost or reordered */
 static void test_stop_cont(void)
 {
@@ -1493,6 +1549,7 @@ int main(int argc, char **argv)
     qtest_add_func("/devmem-nic-fault/reset-mid-traffic",
                    test_reset_mid_traffic);
     qtest_add_func("/devmem-nic-fault/hot-unplug", test_hot_unplug);
+    qtest_add_func("/devmem-nic-fault/peer-window", test_peer_window);
     qtest_add_func("/devmem-nic-fault/stop-cont", test_stop_cont);
     qtest_add_func("/devmem-nic-fault/migration-file", test_migration_file);
     qtest_add_func("/devmem-nic-fault/guest-errors", test_guest_errors);
