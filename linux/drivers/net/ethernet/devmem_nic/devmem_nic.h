@@ -267,6 +267,7 @@ struct dmnic {
 
 	/* Queues the device stopped (Q_STATUS error), restarted by qerr_work */
 	struct delayed_work qerr_work;
+	struct delayed_work health_work;	/* polls for errors (lost MSI) */
 	unsigned long qerr_last;	/* jiffies of the last recovery */
 	unsigned long qerr_delay;	/* back-off while errors repeat */
 	u64 qerr_rx;			/* RX directions recovered */
@@ -343,6 +344,8 @@ void dmnic_rule_to_flow_spec(const struct dmnic_rule *rule,
 			     struct ethtool_rx_flow_spec *fs);
 void dmnic_rule_encode(const struct dmnic_rule *rule,
 		       struct dmnic_rule_regs *regs);
+bool dmnic_rule_same_match(const struct dmnic_rule *a,
+			   const struct dmnic_rule *b);
 int dmnic_rss_hash_type(u32 flow_type);
 u32 dmnic_rss_hf_default(int type);
 u64 dmnic_rss_hf_to_rxh(u32 hf);

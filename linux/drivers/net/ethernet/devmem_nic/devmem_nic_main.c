@@ -53,6 +53,27 @@ static void dmnic_admin_work(struct work_struct *work)
 	dmnic_update_link(dm);
 }
 
+/*
+ * MSI-X messages are DMA writes too: with Bus Master Enable cleared the
+ * INT_QERR message is lost, and a queue in error would stay stopped. So
+ * look at the error map every few seconds as well.
+ */
+#define DMNIC_HEALTH_INTERVAL	(2 * HZ)
+
+static void dmnic_health_work(struct work_struct *work)
+{
+	struct dmnic *dm = container_of(to_delayed_work(work), struct dmnic,
+					health_work);
+
+	if (netif_running(dm->netdev) &&
+	    (dmnic_rd32(dm, DMNIC_REG_ERR_QMAP_LO) |
+	     dmnic_rd32(dm, DMNIC_REG_ERR_QMAP_HI)))
+		queue_delayed_work(system_dfl_wq, &dm->qerr_work,
+				   READ_ONCE(dm->qerr_delay));
+	queue_delayed_work(system_dfl_wq, &dm->health_work,
+			   DMNIC_HEALTH_INTERVAL);
+}
+
 static irqreturn_t dmnic_admin_irq(int irq, void *data)
 {
 	struct dmnic *dm = data;
@@ -90,6 +111,7 @@ static int dmnic_alloc_irqs(struct dmnic *dm)
 
 	INIT_WORK(&dm->admin_work, dmnic_admin_work);
 	INIT_DELAYED_WORK(&dm->qerr_work, dmnic_qerr_work);
+	INIT_DELAYED_WORK(&dm->health_work, dmnic_health_work);
 	err = request_irq(dmnic_admin_irq_nr(dm), dmnic_admin_irq, 0,
 			  dm->admin_irq_name, dm);
 	if (err) {
@@ -204,6 +226,8 @@ static int dmnic_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 	/* Admin events on; queue vectors stay unused until ndo_open. */
 	dmnic_wr32(dm, DMNIC_REG_INT_MASK, ~(u32)(DMNIC_INT_LINK | DMNIC_INT_QERR));
 	schedule_work(&dm->admin_work);
+	queue_delayed_work(system_dfl_wq, &dm->health_work,
+			   DMNIC_HEALTH_INTERVAL);
 
 	netdev_info(netdev, "devmem-nic %d.%d, %u queue pairs, MAC %pM\n",
 		    ver >> 16, ver & 0xffff, dm->max_queues, netdev->dev_addr);
@@ -224,6 +248,7 @@ static void dmnic_remove(struct pci_dev *pdev)
 	dmnic_wr32(dm, DMNIC_REG_INT_MASK, ~0u);
 	synchronize_irq(dmnic_admin_irq_nr(dm));
 	cancel_work_sync(&dm->admin_work);
+	cancel_delayed_work_sync(&dm->health_work);
 	cancel_delayed_work_sync(&dm->qerr_work);
 
 	/* unregister_netdev() closes the device, which quiesces all queues. */
@@ -241,6 +266,7 @@ static void dmnic_shutdown(struct pci_dev *pdev)
 	dmnic_wr32(dm, DMNIC_REG_INT_MASK, ~0u);
 	synchronize_irq(dmnic_admin_irq_nr(dm));
 	cancel_work_sync(&dm->admin_work);
+	cancel_delayed_work_sync(&dm->health_work);
 	cancel_delayed_work_sync(&dm->qerr_work);
 
 	rtnl_lock();
