@@ -1,7 +1,12 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
-# devmem-lab fuzz build: the x86_64 devices it needs (configure --without-default-devices
-# --with-devices-x86_64=devmem-lab-fuzz). scripts/overlay-qemu copies this file to
+# devmem-lab sanitizer build (scripts/build-fuzz): the x86_64 devices it has
+# (configure --without-default-devices --with-devices-x86_64=devmem-lab-fuzz).
+# scripts/overlay-qemu copies this file to
 # configs/devices/x86_64-softmmu/devmem-lab-fuzz.mak in the QEMU work tree.
+# The same build serves the fuzzers (q35) and `make check-asan` (our qtests boot
+# the default pc machine and use ivshmem-plain as a foreign peer BAR).
 CONFIG_Q35=y
+CONFIG_I440FX=y
+CONFIG_IVSHMEM_DEVICE=y
 CONFIG_DEVMEM_NIC=y
 CONFIG_FAKE_ACCEL=y
