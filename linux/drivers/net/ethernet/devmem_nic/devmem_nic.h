@@ -338,6 +338,9 @@ enum dmnic_rx_csum dmnic_rx_csum_status(u32 flags);
 enum dmnic_rx_verdict dmnic_rx_verdict(u32 flags, unsigned int nr_frags,
 				       bool readable, bool rxcsum);
 enum pkt_hash_types dmnic_rx_hash_type(u8 rss_type);
+bool dmnic_rx_xdp_frame_ok(u32 flags);
+unsigned long dmnic_qerr_backoff(unsigned long prev, bool recent,
+				 unsigned long max);
 int dmnic_rule_from_flow_spec(const struct ethtool_rx_flow_spec *fs,
 			      struct dmnic_rule *rule);
 void dmnic_rule_to_flow_spec(const struct dmnic_rule *rule,

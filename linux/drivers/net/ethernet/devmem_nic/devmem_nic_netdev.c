@@ -548,6 +548,23 @@ const struct netdev_queue_mgmt_ops dmnic_queue_mgmt_ops = {
 
 /* ---- recovery of queues the device stopped ---- */
 
+/*
+ * Delay before the next recovery: none after a quiet second, then doubling
+ * from 10 ms up to @max while a queue keeps failing (a faulting peer BAR
+ * would otherwise have the queue restarted for every packet).
+ */
+unsigned long dmnic_qerr_backoff(unsigned long prev, bool recent,
+				 unsigned long max)
+{
+	unsigned long min = max / 100 + 1;
+
+	if (!recent)
+		return 0;
+	if (prev >= max / 2)
+		return max;
+	return prev * 2 < min ? min : prev * 2;
+}
+
 /* TX of queue pair @qv is in the error state: drain and restart it. */
 static void dmnic_tx_recover(struct dmnic *dm, struct dmnic_napi *qv)
 {
@@ -630,13 +647,10 @@ void dmnic_qerr_work(struct work_struct *work)
 	}
 
 	if (map) {
-		unsigned long delay = 0;
+		bool recent = time_before(jiffies, dm->qerr_last + HZ);
 
-		if (time_before(jiffies, dm->qerr_last + HZ))
-			delay = clamp(dm->qerr_delay * 2,
-				      (unsigned long)HZ / 100 + 1,
-				      (unsigned long)HZ);
-		WRITE_ONCE(dm->qerr_delay, delay);
+		WRITE_ONCE(dm->qerr_delay,
+			   dmnic_qerr_backoff(dm->qerr_delay, recent, HZ));
 		dm->qerr_last = jiffies;
 	}
 unlock:

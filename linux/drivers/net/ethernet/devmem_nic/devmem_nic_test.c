@@ -491,3 +491,81 @@ static struct kunit_suite dmnic_rule_test_suite = {
 
 kunit_test_suites(&dmnic_ring_test_suite, &dmnic_desc_test_suite,
 		  &dmnic_rule_test_suite);
+
+/* ---- native XDP and queue error recovery helpers ---- */
+
+static void dmnic_test_xdp_frame_ok(struct kunit *test)
+{
+	u32 whole = DMNIC_RXC_F_SOP | DMNIC_RXC_F_EOP | DMNIC_RXC_F_HDR;
+
+	KUNIT_EXPECT_TRUE(test, dmnic_rx_xdp_frame_ok(whole));
+	KUNIT_EXPECT_TRUE(test, dmnic_rx_xdp_frame_ok(whole | DMNIC_RXC_F_IPV4 |
+						      DMNIC_RXC_F_UDP |
+						      DMNIC_RXC_F_GEN));
+	/* spilled into a payload buffer, or only part of the frame */
+	KUNIT_EXPECT_FALSE(test, dmnic_rx_xdp_frame_ok(whole | DMNIC_RXC_F_PAY));
+	KUNIT_EXPECT_FALSE(test, dmnic_rx_xdp_frame_ok(DMNIC_RXC_F_SOP |
+						       DMNIC_RXC_F_HDR |
+						       DMNIC_RXC_F_PAY));
+	KUNIT_EXPECT_FALSE(test, dmnic_rx_xdp_frame_ok(DMNIC_RXC_F_EOP |
+						       DMNIC_RXC_F_PAY));
+	KUNIT_EXPECT_FALSE(test, dmnic_rx_xdp_frame_ok(whole & ~DMNIC_RXC_F_EOP));
+	KUNIT_EXPECT_FALSE(test, dmnic_rx_xdp_frame_ok(whole & ~DMNIC_RXC_F_HDR));
+	KUNIT_EXPECT_FALSE(test, dmnic_rx_xdp_frame_ok(whole |
+						       DMNIC_RXC_F_SPLIT |
+						       DMNIC_RXC_F_PAY));
+}
+
+static void dmnic_test_xdp_layout(struct kunit *test)
+{
+	unsigned long shinfo = SKB_DATA_ALIGN(sizeof(struct skb_shared_info));
+
+	/* A frame of the XDP MTU with two VLAN tags fills the posted length
+	 * exactly; headroom, buffer and skb_shared_info make one page.
+	 */
+	KUNIT_EXPECT_EQ(test, (unsigned long)DMNIC_XDP_MAX_MTU + ETH_HLEN +
+			2 * VLAN_HLEN, (unsigned long)DMNIC_XDP_BUF_LEN);
+	KUNIT_EXPECT_EQ(test, (unsigned long)DMNIC_XDP_HEADROOM +
+			DMNIC_XDP_BUF_LEN + shinfo, (unsigned long)PAGE_SIZE);
+	KUNIT_EXPECT_GE(test, (unsigned long)DMNIC_XDP_MAX_MTU, 1500UL);
+	KUNIT_EXPECT_GE(test, (unsigned long)DMNIC_XDP_BUF_LEN,
+			(unsigned long)DMNIC_RX_HDR_BUF_MIN);
+}
+
+static void dmnic_test_qerr_backoff(struct kunit *test)
+{
+	unsigned long max = 1000, d;
+	int i;
+
+	/* after a quiet period: at once */
+	KUNIT_EXPECT_EQ(test, dmnic_qerr_backoff(0, false, max), 0UL);
+	KUNIT_EXPECT_EQ(test, dmnic_qerr_backoff(max, false, max), 0UL);
+	/* errors in a row: max / 100 + 1, doubling, capped at max */
+	d = dmnic_qerr_backoff(0, true, max);
+	KUNIT_EXPECT_EQ(test, d, 11UL);
+	for (i = 0; i < 20; i++) {
+		unsigned long n = dmnic_qerr_backoff(d, true, max);
+
+		KUNIT_EXPECT_TRUE(test, n == max || n == 2 * d);
+		KUNIT_EXPECT_LE(test, n, max);
+		d = n;
+	}
+	KUNIT_EXPECT_EQ(test, d, max);
+	/* a small max (HZ=100) never gives 0 while errors repeat */
+	KUNIT_EXPECT_EQ(test, dmnic_qerr_backoff(0, true, 100), 2UL);
+	KUNIT_EXPECT_EQ(test, dmnic_qerr_backoff(1, true, 1), 1UL);
+}
+
+static struct kunit_case dmnic_xdp_qerr_test_cases[] = {
+	KUNIT_CASE(dmnic_test_xdp_frame_ok),
+	KUNIT_CASE(dmnic_test_xdp_layout),
+	KUNIT_CASE(dmnic_test_qerr_backoff),
+	{}
+};
+
+static struct kunit_suite dmnic_xdp_qerr_test_suite = {
+	.name = "devmem_nic_xdp_qerr",
+	.test_cases = dmnic_xdp_qerr_test_cases,
+};
+
+kunit_test_suite(dmnic_xdp_qerr_test_suite);

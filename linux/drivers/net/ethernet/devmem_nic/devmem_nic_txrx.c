@@ -124,6 +124,18 @@ enum pkt_hash_types dmnic_rx_hash_type(u8 rss_type)
 	}
 }
 
+/*
+ * Single buffer XDP sees a frame only if it arrived whole in the header
+ * buffer: one completion (SOP and EOP) with the header buffer and no
+ * payload buffer. Longer frames spill into payload buffers: dropped.
+ */
+bool dmnic_rx_xdp_frame_ok(u32 flags)
+{
+	u32 want = DMNIC_RXC_F_SOP | DMNIC_RXC_F_EOP | DMNIC_RXC_F_HDR;
+
+	return (flags & (want | DMNIC_RXC_F_PAY)) == want;
+}
+
 static u32 dmnic_gen_flip(u32 gen, u32 bit)
 {
 	return gen ^ bit;
@@ -847,7 +859,7 @@ static struct sk_buff *dmnic_rx_start_skb(struct dmnic *dm,
 		/* Single buffer XDP: a frame that spilled into payload
 		 * buffers (longer than the XDP MTU) is dropped.
 		 */
-		if (!(flags & DMNIC_RXC_F_EOP) || (flags & DMNIC_RXC_F_PAY))
+		if (!dmnic_rx_xdp_frame_ok(flags))
 			goto out_put;
 		if (dmnic_run_xdp(dm, qv, prog, netmem, offset, &data,
 				  &hdr_len, &metasize) != XDP_PASS) {
