@@ -365,6 +365,8 @@ void dmnic_hds_thresh_write(struct dmnic *dm);
 int dmnic_reconfigure(struct dmnic *dm, unsigned int num_queues,
 		      u32 rx_ring_size, u32 tx_ring_size, bool hds);
 void dmnic_qerr_work(struct work_struct *work);
+void dmnic_quiesce(struct dmnic *dm);
+int dmnic_restore(struct dmnic *dm);
 extern const struct netdev_queue_mgmt_ops dmnic_queue_mgmt_ops;
 extern const struct netdev_stat_ops dmnic_stat_ops;
 

@@ -435,6 +435,21 @@ static int dmnic_get_rxnfc(struct net_device *netdev,
 	}
 }
 
+/* Whether two rules match the same frames (actions aside). */
+bool dmnic_rule_same_match(const struct dmnic_rule *a,
+			   const struct dmnic_rule *b)
+{
+	return a->flow_type == b->flow_type &&
+	       !memcmp(a->src_ip, b->src_ip, sizeof(a->src_ip)) &&
+	       !memcmp(a->src_ip_mask, b->src_ip_mask, sizeof(a->src_ip_mask)) &&
+	       !memcmp(a->dst_ip, b->dst_ip, sizeof(a->dst_ip)) &&
+	       !memcmp(a->dst_ip_mask, b->dst_ip_mask, sizeof(a->dst_ip_mask)) &&
+	       a->src_port == b->src_port &&
+	       a->src_port_mask == b->src_port_mask &&
+	       a->dst_port == b->dst_port &&
+	       a->dst_port_mask == b->dst_port_mask;
+}
+
 static u32 dmnic_rss_table_max(struct dmnic *dm, u32 ctx)
 {
 	const u32 *tbl = ctx ? dm->rss_ctx_indir[ctx] : dm->rss_indir;
@@ -481,10 +496,18 @@ static int dmnic_add_rule(struct dmnic *dm, struct ethtool_rxnfc *cmd)
 	}
 
 	if (fs->location == RX_CLS_LOC_ANY) {
-		/* Lowest free slot: rules match in slot order. */
+		/* A rule with the same match is replaced: added at another
+		 * slot it could never match (the lowest slot wins). Else the
+		 * lowest free slot.
+		 */
 		for (loc = 0; loc < DMNIC_NUM_RULES; loc++)
-			if (!dm->rules[loc].valid)
+			if (dm->rules[loc].valid &&
+			    dmnic_rule_same_match(&dm->rules[loc], &rule))
 				break;
+		if (loc == DMNIC_NUM_RULES)
+			for (loc = 0; loc < DMNIC_NUM_RULES; loc++)
+				if (!dm->rules[loc].valid)
+					break;
 		if (loc == DMNIC_NUM_RULES)
 			return -ENOSPC;
 		fs->location = loc;

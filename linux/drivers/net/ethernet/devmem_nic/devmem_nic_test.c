@@ -375,6 +375,39 @@ static void dmnic_test_rule_rss_context(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, o.action, 1);
 }
 
+/* Adding a rule with the match of an existing one replaces that rule. */
+static void dmnic_test_rule_same_match(struct kunit *test)
+{
+	struct ethtool_rx_flow_spec fs = {};
+	struct dmnic_rule a, b;
+
+	fs.flow_type = TCP_V4_FLOW;
+	fs.h_u.tcp_ip4_spec.ip4dst = cpu_to_be32(0x0a000002);
+	fs.m_u.tcp_ip4_spec.ip4dst = cpu_to_be32(0xffffffff);
+	fs.h_u.tcp_ip4_spec.pdst = cpu_to_be16(8000);
+	fs.m_u.tcp_ip4_spec.pdst = cpu_to_be16(0xffff);
+	fs.ring_cookie = 0;
+	KUNIT_ASSERT_EQ(test, dmnic_rule_from_flow_spec(&fs, &a), 0);
+	/* another action (context 1, base 1): the same match */
+	fs.flow_type |= FLOW_RSS;
+	fs.ring_cookie = 1;
+	KUNIT_ASSERT_EQ(test, dmnic_rule_from_flow_spec(&fs, &b), 0);
+	b.rss_ctx = 1;
+	KUNIT_EXPECT_TRUE(test, dmnic_rule_same_match(&a, &b));
+	/* another port, another mask, another protocol: not */
+	fs.h_u.tcp_ip4_spec.pdst = cpu_to_be16(8001);
+	KUNIT_ASSERT_EQ(test, dmnic_rule_from_flow_spec(&fs, &b), 0);
+	KUNIT_EXPECT_FALSE(test, dmnic_rule_same_match(&a, &b));
+	fs.h_u.tcp_ip4_spec.pdst = cpu_to_be16(8000);
+	fs.m_u.tcp_ip4_spec.ip4dst = cpu_to_be32(0xffffff00);
+	KUNIT_ASSERT_EQ(test, dmnic_rule_from_flow_spec(&fs, &b), 0);
+	KUNIT_EXPECT_FALSE(test, dmnic_rule_same_match(&a, &b));
+	fs.m_u.tcp_ip4_spec.ip4dst = cpu_to_be32(0xffffffff);
+	fs.flow_type = UDP_V4_FLOW;
+	KUNIT_ASSERT_EQ(test, dmnic_rule_from_flow_spec(&fs, &b), 0);
+	KUNIT_EXPECT_FALSE(test, dmnic_rule_same_match(&a, &b));
+}
+
 /* ---- RSS hash fields ---- */
 
 struct dmnic_hf_case {
@@ -479,6 +512,7 @@ static struct kunit_case dmnic_rule_test_cases[] = {
 	KUNIT_CASE(dmnic_test_rule_rejects),
 	KUNIT_CASE(dmnic_test_rule_invalid_encodes_zero),
 	KUNIT_CASE(dmnic_test_rule_rss_context),
+	KUNIT_CASE(dmnic_test_rule_same_match),
 	KUNIT_CASE_PARAM(dmnic_test_rss_hfields, dmnic_hf_gen_params),
 	KUNIT_CASE(dmnic_test_rss_hash_types),
 	{}
