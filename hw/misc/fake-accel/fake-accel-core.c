@@ -51,13 +51,17 @@ static const MemoryRegionOps fake_accel_fault_ops = {
     },
 };
 
+static bool fake_accel_window_ok(uint64_t mem_size, uint64_t off,
+                                 uint64_t len)
+{
+    return len && !(off % FACCEL_FAULT_ALIGN) &&
+           !(len % FACCEL_FAULT_ALIGN) && off < mem_size &&
+           len <= mem_size - off;
+}
+
 static bool fake_accel_fault_valid(FakeAccelCore *c)
 {
-    return c->fault_len &&
-           !(c->fault_off % FACCEL_FAULT_ALIGN) &&
-           !(c->fault_len % FACCEL_FAULT_ALIGN) &&
-           c->fault_off < c->mem_size &&
-           c->fault_len <= c->mem_size - c->fault_off;
+    return fake_accel_window_ok(c->mem_size, c->fault_off, c->fault_len);
 }
 
 static bool fake_accel_fault_active(FakeAccelCore *c)
@@ -100,10 +104,8 @@ bool fake_accel_core_window_active(FakeAccelCore *c)
 bool fake_accel_core_set_window(FakeAccelCore *c, bool on, uint64_t off,
                                 uint64_t len)
 {
-    FakeAccelCore t = { .mem_size = c->mem_size, .fault_off = off,
-                        .fault_len = len };
-
-    if (on && (len > UINT32_MAX || !fake_accel_fault_valid(&t))) {
+    if (on && (len > UINT32_MAX ||
+               !fake_accel_window_ok(c->mem_size, off, len))) {
         return false;
     }
     trace_fake_accel_fault_inject_window(on, off, len);
