@@ -278,12 +278,65 @@ static void dmnic_shutdown(struct pci_dev *pdev)
 	pci_clear_master(pdev);
 }
 
+/*
+ * Function/bus reset through the PCI core (sysfs reset, FLR): the device
+ * comes back in its power-on state, so quiesce before and rebuild after,
+ * keeping the netdev, its configuration and devmem bindings.
+ */
+static void dmnic_reset_prepare(struct pci_dev *pdev)
+{
+	struct dmnic *dm = pci_get_drvdata(pdev);
+
+	dmnic_wr32(dm, DMNIC_REG_INT_MASK, ~0u);
+	synchronize_irq(dmnic_admin_irq_nr(dm));
+	cancel_work_sync(&dm->admin_work);
+	cancel_delayed_work_sync(&dm->health_work);
+	cancel_delayed_work_sync(&dm->qerr_work);
+
+	rtnl_lock();
+	netdev_lock(dm->netdev);
+	netif_device_detach(dm->netdev);
+	dmnic_quiesce(dm);
+	netdev_unlock(dm->netdev);
+	rtnl_unlock();
+}
+
+static void dmnic_reset_done(struct pci_dev *pdev)
+{
+	struct dmnic *dm = pci_get_drvdata(pdev);
+	int err;
+
+	dmnic_reset_hw(dm);
+	dmnic_wr32(dm, DMNIC_REG_INT_MASK,
+		   ~(u32)(DMNIC_INT_LINK | DMNIC_INT_QERR));
+
+	rtnl_lock();
+	netdev_lock(dm->netdev);
+	err = dmnic_restore(dm);
+	if (err)
+		netdev_err(dm->netdev, "could not restart after reset: %d\n",
+			   err);
+	netif_device_attach(dm->netdev);
+	netdev_unlock(dm->netdev);
+	rtnl_unlock();
+
+	schedule_work(&dm->admin_work);
+	queue_delayed_work(system_dfl_wq, &dm->health_work,
+			   DMNIC_HEALTH_INTERVAL);
+}
+
+static const struct pci_error_handlers dmnic_err_handler = {
+	.reset_prepare	= dmnic_reset_prepare,
+	.reset_done	= dmnic_reset_done,
+};
+
 static struct pci_driver dmnic_driver = {
 	.name		= DMNIC_DRV_NAME,
 	.id_table	= dmnic_pci_tbl,
 	.probe		= dmnic_probe,
 	.remove		= dmnic_remove,
 	.shutdown	= dmnic_shutdown,
+	.err_handler	= &dmnic_err_handler,
 };
 module_pci_driver(dmnic_driver);
 

@@ -227,6 +227,28 @@ err_free:
 	return err;
 }
 
+/*
+ * Around a PCI function reset (the device loses every register): tear the
+ * queues down as ndo_stop does, and build them again afterwards. Memory
+ * providers stay on their RX queues, as in dmnic_reconfigure(). Both with
+ * rtnl and the instance lock held.
+ */
+void dmnic_quiesce(struct dmnic *dm)
+{
+	if (netif_running(dm->netdev))
+		dmnic_down(dm);
+}
+
+int dmnic_restore(struct dmnic *dm)
+{
+	if (!netif_running(dm->netdev)) {
+		dmnic_rss_write(dm);
+		dmnic_rules_write_all(dm);
+		return 0;
+	}
+	return dmnic_up(dm);
+}
+
 static int dmnic_open(struct net_device *netdev)
 {
 	struct dmnic *dm = netdev_priv(netdev);
