@@ -272,6 +272,9 @@ struct dmnic {
 	unsigned long qerr_delay;	/* back-off while errors repeat */
 	u64 qerr_rx;			/* RX directions recovered */
 	u64 qerr_tx;			/* TX directions recovered */
+	/* directions the driver found broken (bad completions, TX timeout) */
+	DECLARE_BITMAP(qerr_sw_rx, DMNIC_MAX_QUEUES);
+	DECLARE_BITMAP(qerr_sw_tx, DMNIC_MAX_QUEUES);
 
 	/* stats of queues that no longer exist (channels shrunk, restarts) */
 	struct dmnic_rx_stats base_rx;
@@ -365,6 +368,8 @@ void dmnic_hds_thresh_write(struct dmnic *dm);
 int dmnic_reconfigure(struct dmnic *dm, unsigned int num_queues,
 		      u32 rx_ring_size, u32 tx_ring_size, bool hds);
 void dmnic_qerr_work(struct work_struct *work);
+void dmnic_queue_bad(struct dmnic *dm, unsigned int q, bool tx,
+		     const char *why);
 void dmnic_quiesce(struct dmnic *dm);
 int dmnic_restore(struct dmnic *dm);
 extern const struct netdev_queue_mgmt_ops dmnic_queue_mgmt_ops;

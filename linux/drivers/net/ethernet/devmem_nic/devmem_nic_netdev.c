@@ -441,6 +441,16 @@ static int dmnic_xdp_setup(struct dmnic *dm, struct bpf_prog *prog,
 	return 0;
 }
 
+/* TX watchdog: a stopped TX queue made no progress (lost completions,
+ * stalled device). Restart that queue's TX.
+ */
+static void dmnic_tx_timeout(struct net_device *netdev, unsigned int txqueue)
+{
+	struct dmnic *dm = netdev_priv(netdev);
+
+	dmnic_queue_bad(dm, txqueue, true, "TX timeout");
+}
+
 static int dmnic_bpf(struct net_device *netdev, struct netdev_bpf *bpf)
 {
 	struct dmnic *dm = netdev_priv(netdev);
@@ -461,6 +471,7 @@ static const struct net_device_ops dmnic_netdev_ops = {
 	.ndo_set_mac_address	= dmnic_set_mac,
 	.ndo_validate_addr	= eth_validate_addr,
 	.ndo_change_mtu		= dmnic_change_mtu,
+	.ndo_tx_timeout		= dmnic_tx_timeout,
 	.ndo_bpf		= dmnic_bpf,
 };
 
@@ -622,29 +633,54 @@ static void dmnic_tx_recover(struct dmnic *dm, struct dmnic_napi *qv)
  * a work item because it sleeps and takes the instance lock; repeated
  * errors (e.g. a faulting peer BAR) back off up to a second.
  */
+/*
+ * The driver itself found a queue direction broken: completions naming
+ * buffers that are not posted (lost or corrupted completions) or a TX queue
+ * that stopped moving. Restart it as for a device error. Any context.
+ */
+void dmnic_queue_bad(struct dmnic *dm, unsigned int q, bool tx,
+		     const char *why)
+{
+	if (test_and_set_bit(q, tx ? dm->qerr_sw_tx : dm->qerr_sw_rx))
+		return;
+	if (net_ratelimit())
+		netdev_warn(dm->netdev, "queue %u: %s; restarting it\n", q,
+			    why);
+	queue_delayed_work(system_dfl_wq, &dm->qerr_work,
+			   READ_ONCE(dm->qerr_delay));
+}
+
 void dmnic_qerr_work(struct work_struct *work)
 {
 	struct dmnic *dm = container_of(to_delayed_work(work), struct dmnic,
 					qerr_work);
 	struct net_device *netdev = dm->netdev;
+	bool found = false;
 	unsigned int q;
 	u64 map;
 
 	netdev_lock(netdev);
-	if (!netif_running(netdev))
+	if (!netif_running(netdev)) {
+		/* the next ndo_open builds fresh queues anyway */
+		bitmap_zero(dm->qerr_sw_rx, DMNIC_MAX_QUEUES);
+		bitmap_zero(dm->qerr_sw_tx, DMNIC_MAX_QUEUES);
 		goto unlock;
+	}
 
 	map = (u64)dmnic_rd32(dm, DMNIC_REG_ERR_QMAP_HI) << 32 |
 	      dmnic_rd32(dm, DMNIC_REG_ERR_QMAP_LO);
 	for (q = 0; q < dm->num_queues; q++) {
+		bool sw_rx = test_and_clear_bit(q, dm->qerr_sw_rx);
+		bool sw_tx = test_and_clear_bit(q, dm->qerr_sw_tx);
 		struct dmnic_napi *qv = dm->qv[q];
 		u32 st;
 		int err;
 
-		if (!(map & BIT_ULL(q)) || !qv)
+		if (!qv || (!(map & BIT_ULL(q)) && !sw_rx && !sw_tx))
 			continue;
+		found = true;
 		st = dmnic_rd32(dm, DMNIC_QREG(q, DMNIC_Q_STATUS));
-		if (net_ratelimit())
+		if ((map & BIT_ULL(q)) && net_ratelimit())
 			netdev_warn(netdev,
 				    "queue %u stopped by the device: rx error %u, tx error %u; restarting it\n",
 				    q,
@@ -653,11 +689,11 @@ void dmnic_qerr_work(struct work_struct *work)
 				    (st >> DMNIC_Q_STATUS_TX_ERR_SHIFT) &
 				    DMNIC_Q_STATUS_ERR_MASK);
 
-		if (st & DMNIC_Q_STATUS_TX_ERROR) {
+		if ((st & DMNIC_Q_STATUS_TX_ERROR) || sw_tx) {
 			dmnic_tx_recover(dm, qv);
 			WRITE_ONCE(dm->qerr_tx, dm->qerr_tx + 1);
 		}
-		if (st & DMNIC_Q_STATUS_RX_ERROR) {
+		if ((st & DMNIC_Q_STATUS_RX_ERROR) || sw_rx) {
 			err = netdev_rx_queue_restart(netdev, q);
 			if (err)
 				netdev_err(netdev,
@@ -668,7 +704,7 @@ void dmnic_qerr_work(struct work_struct *work)
 		}
 	}
 
-	if (map) {
+	if (found) {
 		bool recent = time_before(jiffies, dm->qerr_last + HZ);
 
 		WRITE_ONCE(dm->qerr_delay,
@@ -773,6 +809,8 @@ void dmnic_netdev_init(struct dmnic *dm)
 	/* Flow steering is always on (as in fbnic); the selftests rely on it. */
 	netdev->features = netdev->hw_features | NETIF_F_NTUPLE;
 	netdev->vlan_features = netdev->features & ~NETIF_F_NTUPLE;
+	/* TCG guests can be slow: only a queue stuck this long is broken */
+	netdev->watchdog_timeo = 10 * HZ;
 	netdev->min_mtu = ETH_MIN_MTU;
 	netdev->max_mtu = DMNIC_MAX_MTU;
 

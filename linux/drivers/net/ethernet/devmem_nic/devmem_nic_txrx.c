@@ -284,9 +284,10 @@ static bool dmnic_tx_clean(struct dmnic *dm, struct dmnic_tx_ring *tx,
 			     !ndesc ||
 			     ndesc > dmnic_ring_used(tx->head, tx->tail,
 						     tx->size))) {
-			netdev_err(dm->netdev,
-				   "TX queue %u: bad completion id %u ndesc %u (head %u)\n",
-				   tx->idx, le16_to_cpu(c->id), ndesc, tx->head);
+			/* Lost or corrupted completions: the ring state is
+			 * unknown, so restart TX (it drops what is posted).
+			 */
+			dmnic_queue_bad(dm, tx->idx, true, "bad TX completion");
 			break;
 		}
 		/* XDP_TX frames never went through BQL. */
@@ -845,8 +846,11 @@ static struct sk_buff *dmnic_rx_start_skb(struct dmnic *dm,
 	void *data;
 
 	netmem = dmnic_bufq_take(&rx->hdr, le16_to_cpu(c->hdr_id), &offset);
-	if (unlikely(!netmem))
+	if (unlikely(!netmem)) {
+		/* an ID that is not posted: restart RX to reclaim the ring */
+		dmnic_queue_bad(dm, rx->idx, false, "bad RX header buffer ID");
 		return NULL;
+	}
 	if (unlikely(!hdr_len || hdr_len > rx->hdr.post_len))
 		goto out_put;
 
@@ -882,7 +886,7 @@ out_put:
 	return skb;
 }
 
-static void dmnic_rx_add_payload(struct dmnic_rx_queue *rx,
+static void dmnic_rx_add_payload(struct dmnic *dm, struct dmnic_rx_queue *rx,
 				 const struct dmnic_rx_cmpl *c)
 {
 	u32 len = le32_to_cpu(c->pay_len), offset;
@@ -891,6 +895,7 @@ static void dmnic_rx_add_payload(struct dmnic_rx_queue *rx,
 
 	netmem = dmnic_bufq_take(&rx->pay, le16_to_cpu(c->pay_id), &offset);
 	if (unlikely(!netmem)) {
+		dmnic_queue_bad(dm, rx->idx, false, "bad RX payload buffer ID");
 		rx->skb_bad = true;
 		return;
 	}
@@ -979,7 +984,7 @@ static int dmnic_rx_clean(struct dmnic *dm, struct dmnic_napi *qv, int budget)
 				rx->skb_bad = true;
 		}
 		if (flags & DMNIC_RXC_F_PAY)
-			dmnic_rx_add_payload(rx, c);
+			dmnic_rx_add_payload(dm, rx, c);
 
 		/* A frame XDP consumed (DROP, TX) needs nothing more. */
 		if ((flags & DMNIC_RXC_F_EOP) && !consumed) {
