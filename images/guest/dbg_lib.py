@@ -342,6 +342,49 @@ class Scenario:
         self.procs.append(p)
         return p
 
+    def wait_rx(self, nc, log, total, stall=60, limit=600):
+        """Wait for ncdevmem to finish; give up (kill it) after stall s without progress.
+        Returns its exit code, or 'stalled at N' / 'timeout'."""
+        end = time.monotonic() + limit
+        last, since = total_received(log), time.monotonic()
+        while time.monotonic() < end:
+            if nc.poll() is not None:
+                return nc.returncode
+            time.sleep(1)
+            now = total_received(log)
+            if now != last:
+                last, since = now, time.monotonic()
+            elif time.monotonic() - since > stall:
+                self.diag(f"RX stalled at {now} of {total} bytes")
+                kill_group(nc)
+                nc.wait()
+                return f"stalled at {now}"
+        kill_group(nc)
+        nc.wait()
+        return "timeout"
+
+    def diag(self, why):
+        """Print what the NIC and TCP say (for bug reports)."""
+        self.note(f"diag: {why}")
+        q = self.channels().get("combined-count", 1) - 1
+        try:
+            s = self.qstats().get(("rx", q), {})
+            self.note(f"diag: qstats rx {q}: " + ", ".join(f"{k}={v}" for k, v in s.items()
+                                                          if k.startswith("rx") and v))
+        except Exception as e:  # pylint: disable=broad-except
+            self.note(f"diag: qstats: {e}")
+        r = sh(f"ethtool -S {self.ifname}")
+        lines = [ln.strip() for ln in r.stdout.splitlines()[1:]
+                 if not ln.strip().endswith(": 0")]
+        self.note("diag: ethtool -S (non-zero): " + "; ".join(lines[:60]))
+        r = sh("ss -tnmi state established")
+        for ln in r.stdout.splitlines()[:12]:
+            self.note(f"diag: ss: {ln.strip()}")
+        r = sh("nstat -az TcpExtTCPOFOQueue TcpExtTCPOFODrop TcpRetransSegs "
+               "TcpExtTCPRcvQDrop TcpExtTCPZeroWindowDrop 2>/dev/null")
+        for ln in r.stdout.splitlines()[1:]:
+            self.note(f"diag: {ln.strip()}")
+
     def paced_sender(self, port, chunks, chunk=69993, gap=0.1):
         """Peer sends chunks*chunk bytes of the ncdevmem -v 7 pattern, gap s apart."""
         assert chunk % len(PATTERN) == 0
