@@ -496,24 +496,23 @@ static int dmnic_add_rule(struct dmnic *dm, struct ethtool_rxnfc *cmd)
 	}
 
 	if (fs->location == RX_CLS_LOC_ANY) {
-		/* A rule with the same match is replaced: added at another
-		 * slot it could never match (the lowest slot wins). Else the
-		 * lowest free slot.
-		 */
+		/* Lowest free slot: rules match in slot order. */
 		for (loc = 0; loc < DMNIC_NUM_RULES; loc++)
-			if (dm->rules[loc].valid &&
-			    dmnic_rule_same_match(&dm->rules[loc], &rule))
+			if (!dm->rules[loc].valid)
 				break;
-		if (loc == DMNIC_NUM_RULES)
-			for (loc = 0; loc < DMNIC_NUM_RULES; loc++)
-				if (!dm->rules[loc].valid)
-					break;
 		if (loc == DMNIC_NUM_RULES)
 			return -ENOSPC;
 		fs->location = loc;
 	} else if (fs->location >= DMNIC_NUM_RULES) {
 		return -EINVAL;
 	}
+	/* The same match in another slot: one of the two could never match
+	 * (the lowest slot wins). Refuse it, as bnxt does.
+	 */
+	for (loc = 0; loc < DMNIC_NUM_RULES; loc++)
+		if (loc != fs->location && dm->rules[loc].valid &&
+		    dmnic_rule_same_match(&dm->rules[loc], &rule))
+			return -EEXIST;
 
 	dm->rules[fs->location] = rule;
 	dmnic_rule_write(dm, fs->location);

@@ -375,7 +375,7 @@ static void dmnic_test_rule_rss_context(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, o.action, 1);
 }
 
-/* Adding a rule with the match of an existing one replaces that rule. */
+/* A rule with the match of an existing one is refused (-EEXIST). */
 static void dmnic_test_rule_same_match(struct kunit *test)
 {
 	struct ethtool_rx_flow_spec fs = {};
