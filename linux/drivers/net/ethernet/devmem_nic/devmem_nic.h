@@ -174,6 +174,7 @@ struct dmnic_bufq {
 	struct page_pool *pool;
 	u32 size;		/* power of two */
 	u32 tail;		/* next slot to post */
+	u32 head;		/* next slot the device completes */
 	u32 buf_size;		/* bytes per buffer (truesize) */
 	u32 headroom;		/* the device writes from this offset on */
 	u32 post_len;		/* length posted to the device */

@@ -505,17 +505,39 @@ static void dmnic_bufq_reset(struct dmnic_bufq *bq)
 		bq->netmem[i] = 0;
 	}
 	bq->tail = 0;
+	bq->head = 0;
 }
 
 /* Take the buffer with device ID @id back from the ring. */
-static netmem_ref dmnic_bufq_take(struct dmnic_bufq *bq, u16 id, u32 *offset)
+/*
+ * Take the buffer with device ID @id back from the ring. The device uses
+ * buffers in ring order, so posted slots between the expected one and @id
+ * were consumed by packets whose completion was lost (spec: Errors, a
+ * dropped completion): give them back to the pool, or the ring would never
+ * be refilled past them. Returns 0 for an ID that is not posted.
+ */
+static netmem_ref dmnic_bufq_take(struct dmnic_bufq *bq, u16 id, u32 *offset,
+				  u32 *lost)
 {
+	u32 mask = bq->size - 1;
 	netmem_ref netmem;
 
 	if (unlikely(id >= bq->size))
 		return 0;
 	netmem = bq->netmem[id];
+	if (unlikely(!netmem))
+		return 0;
+	while (unlikely(bq->head != id)) {
+		if (bq->netmem[bq->head]) {
+			page_pool_put_netmem(bq->pool, bq->netmem[bq->head], -1,
+					     true);
+			bq->netmem[bq->head] = 0;
+			(*lost)++;
+		}
+		bq->head = (bq->head + 1) & mask;
+	}
 	bq->netmem[id] = 0;
+	bq->head = (id + 1) & mask;
 	*offset = bq->offset[id];
 	return netmem;
 }
@@ -843,9 +865,17 @@ static struct sk_buff *dmnic_rx_start_skb(struct dmnic *dm,
 	u32 hdr_len = le16_to_cpu(c->hdr_len), offset, metasize = 0;
 	struct sk_buff *skb = NULL;
 	netmem_ref netmem;
+	u32 lost = 0;
 	void *data;
 
-	netmem = dmnic_bufq_take(&rx->hdr, le16_to_cpu(c->hdr_id), &offset);
+	netmem = dmnic_bufq_take(&rx->hdr, le16_to_cpu(c->hdr_id), &offset,
+				 &lost);
+	if (unlikely(lost)) {
+		/* one header buffer per packet: these packets were lost */
+		u64_stats_update_begin(&rx->stats.syncp);
+		rx->stats.drops += lost;
+		u64_stats_update_end(&rx->stats.syncp);
+	}
 	if (unlikely(!netmem)) {
 		/* an ID that is not posted: restart RX to reclaim the ring */
 		dmnic_queue_bad(dm, rx->idx, false, "bad RX header buffer ID");
@@ -889,11 +919,12 @@ out_put:
 static void dmnic_rx_add_payload(struct dmnic *dm, struct dmnic_rx_queue *rx,
 				 const struct dmnic_rx_cmpl *c)
 {
-	u32 len = le32_to_cpu(c->pay_len), offset;
+	u32 len = le32_to_cpu(c->pay_len), offset, lost = 0;
 	struct sk_buff *skb = rx->skb;
 	netmem_ref netmem;
 
-	netmem = dmnic_bufq_take(&rx->pay, le16_to_cpu(c->pay_id), &offset);
+	netmem = dmnic_bufq_take(&rx->pay, le16_to_cpu(c->pay_id), &offset,
+				 &lost);
 	if (unlikely(!netmem)) {
 		dmnic_queue_bad(dm, rx->idx, false, "bad RX payload buffer ID");
 		rx->skb_bad = true;
