@@ -31,7 +31,7 @@ sys.path.insert(0, f"{KSFT}/drivers/net")
 
 SPLAT = re.compile(r"BUG:|WARNING:|Oops|Call Trace:|unreferenced object|RIP:|"
                    r"kernel BUG|general protection|KASAN|possible circular locking|"
-                   r"inconsistent lock state|suspicious RCU usage")
+                   r"inconsistent lock state|suspicious RCU usage|stalled pool shutdown")
 KMEMLEAK = "/sys/kernel/debug/kmemleak"
 # The repeating pattern ncdevmem -v 7 validates: bytes 1..6 then '\n'.
 PATTERN = bytes([1, 2, 3, 4, 5, 6, 10])
@@ -262,6 +262,14 @@ class Scenario:
         except Exception:  # pylint: disable=broad-except
             return []
         return [p for p in pools if p.get("dmabuf") == dmabuf_id]
+
+    def pool_diag(self, dmabuf_id):
+        """Print the page pools still tied to a binding and the TCP sockets left."""
+        for p in self.pools_with_dmabuf(dmabuf_id):
+            self.note("diag: page pool " + ", ".join(f"{k}={v}" for k, v in p.items()))
+        r = sh("ss -tanm")
+        for ln in r.stdout.splitlines()[:16]:
+            self.note(f"diag: ss: {ln.strip()}")
 
     def carrier(self):
         try:
