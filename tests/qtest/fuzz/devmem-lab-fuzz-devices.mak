@@ -11,7 +11,8 @@ CONFIG_IVSHMEM_DEVICE=y
 CONFIG_DEVMEM_NIC=y
 CONFIG_FAKE_ACCEL=y
 # QEMU 10.2 without CXL misses a stub (hw/acpi/cxl.c needs cxl_fmws_get_all_sorted):
-# build CXL (and the type 3 device its code calls) in rather than patch QEMU.
+# build CXL (and the type 3 device and root port it needs) in rather than patch QEMU.
 CONFIG_PXB=y
+CONFIG_PCIE_PORT=y
 CONFIG_CXL=y
 CONFIG_CXL_MEM_DEVICE=y
