@@ -369,6 +369,11 @@ static void test_engine_errors(void)
                     eng_err(FACCEL_ENG_ERR_RANGE));
     g_assert_cmphex(engine(&s, FACCEL_ENG_OP_COPY, 0, s.mem_size, 1), ==,
                     eng_err(FACCEL_ENG_ERR_RANGE));
+    /* one command moves at most FACCEL_ENG_MAX_LEN, even host to host */
+    g_assert_cmphex(engine(&s, FACCEL_ENG_OP_CRC | FACCEL_ENG_CMD_SRC_HOST,
+                           0, 0, FACCEL_ENG_MAX_LEN + 1), ==,
+                    eng_err(FACCEL_ENG_ERR_RANGE));
+    g_assert_cmpuint(rd(&s, FACCEL_REG_ENG_DONE_LEN), ==, 0);
     g_assert_cmpuint(rd(&s, FACCEL_REG_ENG_DONE_LEN), ==, 0);
     /* DMA to nowhere */
     g_assert_cmphex(engine(&s, FACCEL_ENG_OP_CRC | FACCEL_ENG_CMD_SRC_HOST,

@@ -231,6 +231,13 @@ static uint32_t fake_accel_engine_run(FakeAccelCore *c, uint32_t *crc_out,
                       "fake-accel: bad engine command 0x%x\n", c->eng_cmd);
         return FACCEL_ENG_ERR_BAD_CMD;
     }
+    if (c->eng_len > FACCEL_ENG_MAX_LEN) {
+        /* the engine runs synchronously: bound what one command may cost */
+        qemu_log_mask(LOG_GUEST_ERROR,
+                      "fake-accel: engine length 0x%x above the 0x%x limit\n",
+                      c->eng_len, FACCEL_ENG_MAX_LEN);
+        return FACCEL_ENG_ERR_RANGE;
+    }
     err = fake_accel_check_bar_operand(c, &src, c->eng_len, "source");
     if (!err) {
         err = fake_accel_check_bar_operand(c, &dst, c->eng_len,

@@ -61,6 +61,7 @@
 #define FACCEL_REG_ENG_DONE_LEN     0x0124  /* RO */
 #define FACCEL_REG_ENG_COUNT        0x0128  /* RO */
 #define FACCEL_ENG_CHUNK            0x1000  /* engine moves 4 KiB at a time */
+#define FACCEL_ENG_MAX_LEN          0x1000000 /* 16 MiB per command */
 
 /* Fault window in BAR2 */
 #define FACCEL_REG_FAULT_OFF_LO     0x0200
