@@ -240,16 +240,22 @@ err_free_netdev:
 	return err;
 }
 
-static void dmnic_remove(struct pci_dev *pdev)
+/* Mask every interrupt and wait out the admin, health and queue-error work. */
+static void dmnic_stop_admin(struct dmnic *dm)
 {
-	struct dmnic *dm = pci_get_drvdata(pdev);
-
-	/* No more link work once the netdev starts going away. */
 	dmnic_wr32(dm, DMNIC_REG_INT_MASK, ~0u);
 	synchronize_irq(dmnic_admin_irq_nr(dm));
 	cancel_work_sync(&dm->admin_work);
 	cancel_delayed_work_sync(&dm->health_work);
 	cancel_delayed_work_sync(&dm->qerr_work);
+}
+
+static void dmnic_remove(struct pci_dev *pdev)
+{
+	struct dmnic *dm = pci_get_drvdata(pdev);
+
+	/* No more link work once the netdev starts going away. */
+	dmnic_stop_admin(dm);
 
 	/* unregister_netdev() closes the device, which quiesces all queues. */
 	unregister_netdev(dm->netdev);
@@ -263,11 +269,7 @@ static void dmnic_shutdown(struct pci_dev *pdev)
 {
 	struct dmnic *dm = pci_get_drvdata(pdev);
 
-	dmnic_wr32(dm, DMNIC_REG_INT_MASK, ~0u);
-	synchronize_irq(dmnic_admin_irq_nr(dm));
-	cancel_work_sync(&dm->admin_work);
-	cancel_delayed_work_sync(&dm->health_work);
-	cancel_delayed_work_sync(&dm->qerr_work);
+	dmnic_stop_admin(dm);
 
 	rtnl_lock();
 	netif_device_detach(dm->netdev);
@@ -287,11 +289,7 @@ static void dmnic_reset_prepare(struct pci_dev *pdev)
 {
 	struct dmnic *dm = pci_get_drvdata(pdev);
 
-	dmnic_wr32(dm, DMNIC_REG_INT_MASK, ~0u);
-	synchronize_irq(dmnic_admin_irq_nr(dm));
-	cancel_work_sync(&dm->admin_work);
-	cancel_delayed_work_sync(&dm->health_work);
-	cancel_delayed_work_sync(&dm->qerr_work);
+	dmnic_stop_admin(dm);
 
 	rtnl_lock();
 	netdev_lock(dm->netdev);
