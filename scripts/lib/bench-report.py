@@ -63,7 +63,7 @@ def read_net(path, monitor):
             if 'name' in kv:
                 rows[kv['name']] = kv
     for name, kv in rows.items():
-        ph = monitor.get(name)
+        ph = monitor.get(kv.get('median_of', name))
         if not ph or 'gbps' not in kv:
             continue
         gb = int(kv.get('bytes', 0)) / 1e9
@@ -84,6 +84,20 @@ def read_net(path, monitor):
             if pkts > 0:
                 kv['device_cpu_us_per_pkt'] = round(ph['cpu_s'] * share / pkts * 1e6, 3)
     return rows
+
+
+ROUND = re.compile(r'-r\d+$')
+
+
+def round_ratios(net):
+    """fake-accel / udmabuf Gbit/s of each devmem-rx round (net-bench devmem-rx)."""
+    out = []
+    for name, kv in net.items():
+        m = re.match(r'devmem-rx-fake-accel-(r\d+)$', name)
+        u = net.get(f'devmem-rx-udmabuf-{m.group(1)}', {}) if m else {}
+        if m and 'gbps' in kv and 'gbps' in u and float(u['gbps']) > 0:
+            out.append(float(kv['gbps']) / float(u['gbps']))
+    return out
 
 
 def read_cost(path):
@@ -161,6 +175,8 @@ def main():
         L.append('Data path (peer -> dut unless TX)  Gbit/s  x virtio   kpps  '
                  'host CPU s/GB  us/pkt  device share  device us/pkt')
         for name, kv in net.items():
+            if ROUND.search(name):
+                continue
             if 'error' in kv:
                 L.append(f'  {name:<32} error: {kv["error"]}')
                 continue
@@ -171,8 +187,13 @@ def main():
                      f' {fmt(kv.get("device_cpu_us_per_pkt"), ".2f"):>14}')
         u, a = net.get('devmem-rx-udmabuf', {}), net.get('devmem-rx-fake-accel', {})
         if 'gbps' in u and 'gbps' in a:
-            L.append(f'  devmem RX into accelerator memory / into udmabuf: '
-                     f'{float(a["gbps"]) / float(u["gbps"]):.2f}')
+            line = (f'  devmem RX into accelerator memory / into udmabuf: '
+                    f'{float(a["gbps"]) / float(u["gbps"]):.2f}')
+            pairs = round_ratios(net)
+            if pairs:
+                line += (f' (median round; per-round ratios '
+                         f'{", ".join(f"{r:.2f}" for r in pairs)})')
+            L.append(line)
         d, i = net.get('tcp-devmem-1', {}), net.get('tcp-igb-1', {})
         if 'gbps' in d and 'gbps' in i:
             L.append(f'  devmem-nic normal RX / igb (1 flow): {float(d["gbps"]) / float(i["gbps"]):.2f}')
@@ -201,7 +222,7 @@ def plot(out, res):
         return
     net = res['net']
     fig, axes = plt.subplots(1, 3, figsize=(14, 4))
-    main_rows = [n for n in net if 'gbps' in net[n] and
+    main_rows = [n for n in net if 'gbps' in net[n] and not ROUND.search(n) and
                  (n.startswith('tcp-') or n.startswith('devmem-'))]
     ax = axes[0]
     ax.barh(main_rows[::-1], [float(net[n]['gbps']) for n in main_rows[::-1]], color='tab:blue')
