@@ -13,37 +13,14 @@
 #include "libqos/libqos-pc.h"
 #include "libqos/pci.h"
 #include "standard-headers/linux/pci_regs.h"
+#include "devmem-lab-util.h"
+#include "devmem-lab-accel.h"
 #include "../../hw/misc/fake-accel/fake-accel-regs.h"
-
-/* An address nothing decodes on the qos pc machine (RAM is 128 MiB). */
-#define FA_UNMAPPED_ADDR 0x40000000ULL
-
-typedef struct {
-    QOSState *qs;
-    QPCIDevice *dev;
-    QPCIBar regs;
-    QPCIBar mem;
-    uint64_t regs_size;
-    uint64_t mem_size;
-} FAState;
-
-static void find_dev(QPCIDevice *dev, int devfn, void *data)
-{
-    QPCIDevice **pdev = data;
-
-    *pdev = dev;
-}
 
 static void fa_start_args(FAState *s, const char *args)
 {
-    s->qs = qtest_pc_boot("-nodefaults %s", args);
-    s->dev = NULL;
-    qpci_device_foreach(s->qs->pcibus, FACCEL_PCI_VENDOR_ID,
-                        FACCEL_PCI_DEVICE_ID, find_dev, &s->dev);
-    g_assert_nonnull(s->dev);
-    qpci_device_enable(s->dev);
-    s->regs = qpci_iomap(s->dev, FACCEL_BAR_REGS, &s->regs_size);
-    s->mem = qpci_iomap(s->dev, FACCEL_BAR_MEM, &s->mem_size);
+    memset(s, 0, sizeof(*s));
+    fa_boot(s, -1, args);
 }
 
 static void fa_start(FAState *s, const char *extra)
@@ -51,65 +28,6 @@ static void fa_start(FAState *s, const char *extra)
     g_autofree char *args = g_strdup_printf("-device fake-accel%s", extra);
 
     fa_start_args(s, args);
-}
-
-static void fa_stop(FAState *s)
-{
-    g_free(s->dev);
-    qtest_shutdown(s->qs);
-}
-
-static uint32_t rd(FAState *s, uint32_t reg)
-{
-    return qpci_io_readl(s->dev, s->regs, reg);
-}
-
-static void wr(FAState *s, uint32_t reg, uint32_t val)
-{
-    qpci_io_writel(s->dev, s->regs, reg, val);
-}
-
-/* Bitwise CRC-32 (IEEE, reflected), independent of the device's zlib. */
-static uint32_t ref_crc32(const uint8_t *p, size_t len)
-{
-    uint32_t crc = 0xffffffff;
-    size_t i;
-    int b;
-
-    for (i = 0; i < len; i++) {
-        crc ^= p[i];
-        for (b = 0; b < 8; b++) {
-            crc = (crc >> 1) ^ (0xedb88320 & -(crc & 1));
-        }
-    }
-    return ~crc;
-}
-
-static uint32_t engine(FAState *s, uint32_t cmd, uint64_t src, uint64_t dst,
-                       uint32_t len)
-{
-    wr(s, FACCEL_REG_ENG_SRC_LO, src);
-    wr(s, FACCEL_REG_ENG_SRC_HI, src >> 32);
-    wr(s, FACCEL_REG_ENG_DST_LO, dst);
-    wr(s, FACCEL_REG_ENG_DST_HI, dst >> 32);
-    wr(s, FACCEL_REG_ENG_LEN, len);
-    wr(s, FACCEL_REG_ENG_CMD, cmd);
-    return rd(s, FACCEL_REG_ENG_STATUS);
-}
-
-static uint32_t eng_err(uint32_t code)
-{
-    return FACCEL_ENG_STATUS_DONE | FACCEL_ENG_STATUS_ERROR |
-           (code << FACCEL_ENG_STATUS_CODE_SHIFT);
-}
-
-static void fill_pattern(uint8_t *buf, size_t len, unsigned seed)
-{
-    size_t i;
-
-    for (i = 0; i < len; i++) {
-        buf[i] = (i * 131 + seed * 7 + (i >> 8)) & 0xff;
-    }
 }
 
 static void test_identity(void)
@@ -127,16 +45,16 @@ static void test_identity(void)
     g_assert_cmphex(qpci_config_readl(s.dev, PCI_BASE_ADDRESS_2) & 0xf, ==,
                     PCI_BASE_ADDRESS_MEM_TYPE_64 |
                     PCI_BASE_ADDRESS_MEM_PREFETCH);
-    g_assert_cmphex(rd(&s, FACCEL_REG_ID), ==, FACCEL_ID_MAGIC);
-    g_assert_cmphex(rd(&s, FACCEL_REG_VERSION), ==, FACCEL_VERSION);
+    g_assert_cmphex(fa_rd(&s, FACCEL_REG_ID), ==, FACCEL_ID_MAGIC);
+    g_assert_cmphex(fa_rd(&s, FACCEL_REG_VERSION), ==, FACCEL_VERSION);
     g_assert_cmpuint(s.regs_size, ==, FACCEL_BAR_REGS_SIZE);
     g_assert_cmpuint(s.mem_size, ==, 16 * 1024 * 1024);
-    g_assert_cmphex(rd(&s, FACCEL_REG_MEM_SIZE_LO), ==, 16 * 1024 * 1024);
-    g_assert_cmphex(rd(&s, FACCEL_REG_MEM_SIZE_HI), ==, 0);
-    g_assert_cmphex(rd(&s, FACCEL_REG_STATUS), ==, FACCEL_STATUS_READY);
-    g_assert_cmphex(rd(&s, FACCEL_REG_CTRL), ==, 0);
+    g_assert_cmphex(fa_rd(&s, FACCEL_REG_MEM_SIZE_LO), ==, 16 * 1024 * 1024);
+    g_assert_cmphex(fa_rd(&s, FACCEL_REG_MEM_SIZE_HI), ==, 0);
+    g_assert_cmphex(fa_rd(&s, FACCEL_REG_STATUS), ==, FACCEL_STATUS_READY);
+    g_assert_cmphex(fa_rd(&s, FACCEL_REG_CTRL), ==, 0);
     /* powered on, then reset once by the machine */
-    g_assert_cmpuint(rd(&s, FACCEL_REG_RESET_COUNT), >=, 1);
+    g_assert_cmpuint(fa_rd(&s, FACCEL_REG_RESET_COUNT), >=, 1);
     fa_stop(&s);
 }
 
@@ -160,26 +78,26 @@ static void test_registers(void)
 
     fa_start(&s, ",mem-size=1M");
     for (i = 0; i < ARRAY_SIZE(rw); i++) {
-        wr(&s, rw[i], 0xa5a50000 | i);
-        g_assert_cmphex(rd(&s, rw[i]), ==, 0xa5a50000 | i);
-        wr(&s, rw[i], 0);
-        g_assert_cmphex(rd(&s, rw[i]), ==, 0);
+        fa_wr(&s, rw[i], 0xa5a50000 | i);
+        g_assert_cmphex(fa_rd(&s, rw[i]), ==, 0xa5a50000 | i);
+        fa_wr(&s, rw[i], 0);
+        g_assert_cmphex(fa_rd(&s, rw[i]), ==, 0);
     }
     for (i = 0; i < ARRAY_SIZE(ro); i++) {
-        before = rd(&s, ro[i]);
-        wr(&s, ro[i], ~before);
-        g_assert_cmphex(rd(&s, ro[i]), ==, before);
+        before = fa_rd(&s, ro[i]);
+        fa_wr(&s, ro[i], ~before);
+        g_assert_cmphex(fa_rd(&s, ro[i]), ==, before);
     }
     /* FAULT_CTRL keeps only ENABLE, and only with a valid window */
-    wr(&s, FACCEL_REG_FAULT_CTRL, 0xfffffffe);
-    g_assert_cmphex(rd(&s, FACCEL_REG_FAULT_CTRL), ==, 0);
+    fa_wr(&s, FACCEL_REG_FAULT_CTRL, 0xfffffffe);
+    g_assert_cmphex(fa_rd(&s, FACCEL_REG_FAULT_CTRL), ==, 0);
     /* unknown registers read as zero, writes are ignored */
-    wr(&s, 0x800, 0x12345678);
-    g_assert_cmphex(rd(&s, 0x800), ==, 0);
+    fa_wr(&s, 0x800, 0x12345678);
+    g_assert_cmphex(fa_rd(&s, 0x800), ==, 0);
     /* ENG_CMD reads back the last command */
-    g_assert_cmphex(engine(&s, FACCEL_ENG_OP_CRC, 0, 0, 0), ==,
+    g_assert_cmphex(fa_engine(&s, FACCEL_ENG_OP_CRC, 0, 0, 0), ==,
                     FACCEL_ENG_STATUS_DONE);
-    g_assert_cmphex(rd(&s, FACCEL_REG_ENG_CMD), ==, FACCEL_ENG_OP_CRC);
+    g_assert_cmphex(fa_rd(&s, FACCEL_REG_ENG_CMD), ==, FACCEL_ENG_OP_CRC);
     fa_stop(&s);
 }
 
@@ -192,28 +110,28 @@ static void test_reset(void)
 
     fa_start(&s, ",mem-size=1M");
     qpci_memwrite(s.dev, s.mem, 0x3000, &byte, 1);
-    wr(&s, FACCEL_REG_SCRATCH, 0xdeadbeef);
-    wr(&s, FACCEL_REG_ENG_FILL, 0x11223344);
-    wr(&s, FACCEL_REG_FAULT_OFF_LO, 0x1000);
-    wr(&s, FACCEL_REG_FAULT_LEN, 0x1000);
-    wr(&s, FACCEL_REG_FAULT_CTRL, FACCEL_FAULT_CTRL_ENABLE);
-    g_assert_cmphex(engine(&s, FACCEL_ENG_OP_CRC, 0x2000, 0, 16), ==,
+    fa_wr(&s, FACCEL_REG_SCRATCH, 0xdeadbeef);
+    fa_wr(&s, FACCEL_REG_ENG_FILL, 0x11223344);
+    fa_wr(&s, FACCEL_REG_FAULT_OFF_LO, 0x1000);
+    fa_wr(&s, FACCEL_REG_FAULT_LEN, 0x1000);
+    fa_wr(&s, FACCEL_REG_FAULT_CTRL, FACCEL_FAULT_CTRL_ENABLE);
+    g_assert_cmphex(fa_engine(&s, FACCEL_ENG_OP_CRC, 0x2000, 0, 16), ==,
                     FACCEL_ENG_STATUS_DONE);
-    g_assert_cmpuint(rd(&s, FACCEL_REG_ENG_COUNT), ==, 1);
-    count = rd(&s, FACCEL_REG_RESET_COUNT);
+    g_assert_cmpuint(fa_rd(&s, FACCEL_REG_ENG_COUNT), ==, 1);
+    count = fa_rd(&s, FACCEL_REG_RESET_COUNT);
 
-    wr(&s, FACCEL_REG_CTRL, FACCEL_CTRL_RESET);
-    g_assert_cmpuint(rd(&s, FACCEL_REG_RESET_COUNT), ==, count + 1);
-    g_assert_cmphex(rd(&s, FACCEL_REG_CTRL), ==, 0);
-    g_assert_cmphex(rd(&s, FACCEL_REG_SCRATCH), ==, 0);
-    g_assert_cmphex(rd(&s, FACCEL_REG_ENG_FILL), ==, 0);
-    g_assert_cmphex(rd(&s, FACCEL_REG_ENG_STATUS), ==, 0);
-    g_assert_cmphex(rd(&s, FACCEL_REG_ENG_COUNT), ==, 0);
-    g_assert_cmphex(rd(&s, FACCEL_REG_ENG_SRC_LO), ==, 0);
-    g_assert_cmphex(rd(&s, FACCEL_REG_ENG_LEN), ==, 0);
-    g_assert_cmphex(rd(&s, FACCEL_REG_FAULT_OFF_LO), ==, 0);
-    g_assert_cmphex(rd(&s, FACCEL_REG_FAULT_CTRL), ==, 0);
-    g_assert_cmphex(rd(&s, FACCEL_REG_STATUS), ==, FACCEL_STATUS_READY);
+    fa_wr(&s, FACCEL_REG_CTRL, FACCEL_CTRL_RESET);
+    g_assert_cmpuint(fa_rd(&s, FACCEL_REG_RESET_COUNT), ==, count + 1);
+    g_assert_cmphex(fa_rd(&s, FACCEL_REG_CTRL), ==, 0);
+    g_assert_cmphex(fa_rd(&s, FACCEL_REG_SCRATCH), ==, 0);
+    g_assert_cmphex(fa_rd(&s, FACCEL_REG_ENG_FILL), ==, 0);
+    g_assert_cmphex(fa_rd(&s, FACCEL_REG_ENG_STATUS), ==, 0);
+    g_assert_cmphex(fa_rd(&s, FACCEL_REG_ENG_COUNT), ==, 0);
+    g_assert_cmphex(fa_rd(&s, FACCEL_REG_ENG_SRC_LO), ==, 0);
+    g_assert_cmphex(fa_rd(&s, FACCEL_REG_ENG_LEN), ==, 0);
+    g_assert_cmphex(fa_rd(&s, FACCEL_REG_FAULT_OFF_LO), ==, 0);
+    g_assert_cmphex(fa_rd(&s, FACCEL_REG_FAULT_CTRL), ==, 0);
+    g_assert_cmphex(fa_rd(&s, FACCEL_REG_STATUS), ==, FACCEL_STATUS_READY);
     /* device memory survives reset */
     qpci_memread(s.dev, s.mem, 0x3000, &out, 1);
     g_assert_cmphex(out, ==, 0x5a);
@@ -223,7 +141,7 @@ static void test_reset(void)
     g_assert_cmpuint(pos, !=, 0);
     g_assert_true(qpci_config_readl(s.dev, pos + PCI_EXP_DEVCAP) &
                   PCI_EXP_DEVCAP_FLR);
-    wr(&s, FACCEL_REG_SCRATCH, 0xdeadbeef);
+    fa_wr(&s, FACCEL_REG_SCRATCH, 0xdeadbeef);
     cmd = qpci_config_readw(s.dev, pos + PCI_EXP_DEVCTL);
     qpci_config_writew(s.dev, pos + PCI_EXP_DEVCTL,
                        cmd | PCI_EXP_DEVCTL_BCR_FLR);
@@ -233,8 +151,8 @@ static void test_reset(void)
     qpci_device_enable(s.dev);
     s.regs = qpci_iomap(s.dev, FACCEL_BAR_REGS, NULL);
     s.mem = qpci_iomap(s.dev, FACCEL_BAR_MEM, NULL);
-    g_assert_cmpuint(rd(&s, FACCEL_REG_RESET_COUNT), ==, count + 2);
-    g_assert_cmphex(rd(&s, FACCEL_REG_SCRATCH), ==, 0);
+    g_assert_cmpuint(fa_rd(&s, FACCEL_REG_RESET_COUNT), ==, count + 2);
+    g_assert_cmphex(fa_rd(&s, FACCEL_REG_SCRATCH), ==, 0);
     qpci_memread(s.dev, s.mem, 0x3000, &out, 1);
     g_assert_cmphex(out, ==, 0x5a);
     fa_stop(&s);
@@ -246,7 +164,7 @@ static void test_mem_rw(void)
     uint8_t in[256], out[256];
 
     fa_start(&s, ",mem-size=1M");
-    fill_pattern(in, sizeof(in), 1);
+    fa_fill_pattern(in, sizeof(in), 1);
     qpci_memwrite(s.dev, s.mem, 4096, in, sizeof(in));
     qpci_memread(s.dev, s.mem, 4096, out, sizeof(out));
     g_assert_cmpmem(in, sizeof(in), out, sizeof(out));
@@ -264,33 +182,33 @@ static void test_engine_crc(void)
     g_autofree uint8_t *buf = g_malloc(len);
     FAState s;
 
-    g_assert_cmphex(ref_crc32((const uint8_t *)check, 9), ==, 0xcbf43926);
+    g_assert_cmphex(fa_ref_crc32((const uint8_t *)check, 9), ==, 0xcbf43926);
     fa_start(&s, ",mem-size=1M");
     qpci_memwrite(s.dev, s.mem, 0x1000, check, 9);
-    g_assert_cmphex(engine(&s, FACCEL_ENG_OP_CRC, 0x1000, 0, 9), ==,
+    g_assert_cmphex(fa_engine(&s, FACCEL_ENG_OP_CRC, 0x1000, 0, 9), ==,
                     FACCEL_ENG_STATUS_DONE);
-    g_assert_cmphex(rd(&s, FACCEL_REG_ENG_CRC), ==, 0xcbf43926);
-    g_assert_cmpuint(rd(&s, FACCEL_REG_ENG_DONE_LEN), ==, 9);
+    g_assert_cmphex(fa_rd(&s, FACCEL_REG_ENG_CRC), ==, 0xcbf43926);
+    g_assert_cmpuint(fa_rd(&s, FACCEL_REG_ENG_DONE_LEN), ==, 9);
 
     /* multi-chunk, unaligned length, at the end of device memory */
-    fill_pattern(buf, len, 2);
+    fa_fill_pattern(buf, len, 2);
     qpci_memwrite(s.dev, s.mem, s.mem_size - len, buf, len);
-    g_assert_cmphex(engine(&s, FACCEL_ENG_OP_CRC, s.mem_size - len, 0, len),
+    g_assert_cmphex(fa_engine(&s, FACCEL_ENG_OP_CRC, s.mem_size - len, 0, len),
                     ==, FACCEL_ENG_STATUS_DONE);
-    g_assert_cmphex(rd(&s, FACCEL_REG_ENG_CRC), ==, ref_crc32(buf, len));
-    g_assert_cmpuint(rd(&s, FACCEL_REG_ENG_DONE_LEN), ==, len);
+    g_assert_cmphex(fa_rd(&s, FACCEL_REG_ENG_CRC), ==, fa_ref_crc32(buf, len));
+    g_assert_cmpuint(fa_rd(&s, FACCEL_REG_ENG_DONE_LEN), ==, len);
 
     /* a changed byte changes the CRC: the engine really reads memory */
     buf[len / 2] ^= 1;
     qpci_memwrite(s.dev, s.mem, s.mem_size - len + len / 2, &buf[len / 2], 1);
-    engine(&s, FACCEL_ENG_OP_CRC, s.mem_size - len, 0, len);
-    g_assert_cmphex(rd(&s, FACCEL_REG_ENG_CRC), ==, ref_crc32(buf, len));
+    fa_engine(&s, FACCEL_ENG_OP_CRC, s.mem_size - len, 0, len);
+    g_assert_cmphex(fa_rd(&s, FACCEL_REG_ENG_CRC), ==, fa_ref_crc32(buf, len));
 
     /* zero length */
-    g_assert_cmphex(engine(&s, FACCEL_ENG_OP_CRC, 0, 0, 0), ==,
+    g_assert_cmphex(fa_engine(&s, FACCEL_ENG_OP_CRC, 0, 0, 0), ==,
                     FACCEL_ENG_STATUS_DONE);
-    g_assert_cmphex(rd(&s, FACCEL_REG_ENG_CRC), ==, 0);
-    g_assert_cmpuint(rd(&s, FACCEL_REG_ENG_COUNT), ==, 4);
+    g_assert_cmphex(fa_rd(&s, FACCEL_REG_ENG_CRC), ==, 0);
+    g_assert_cmpuint(fa_rd(&s, FACCEL_REG_ENG_COUNT), ==, 4);
     fa_stop(&s);
 }
 
@@ -304,46 +222,46 @@ static void test_engine_copy_fill(void)
     uint64_t host;
 
     fa_start(&s, ",mem-size=1M");
-    fill_pattern(in, len, 3);
+    fa_fill_pattern(in, len, 3);
 
     /* BAR2 -> BAR2 */
     qpci_memwrite(s.dev, s.mem, 0x10000, in, len);
-    g_assert_cmphex(engine(&s, FACCEL_ENG_OP_COPY, 0x10000, 0x20000, len), ==,
-                    FACCEL_ENG_STATUS_DONE);
-    g_assert_cmphex(rd(&s, FACCEL_REG_ENG_CRC), ==, ref_crc32(in, len));
+    g_assert_cmphex(fa_engine(&s, FACCEL_ENG_OP_COPY, 0x10000, 0x20000, len),
+                    ==, FACCEL_ENG_STATUS_DONE);
+    g_assert_cmphex(fa_rd(&s, FACCEL_REG_ENG_CRC), ==, fa_ref_crc32(in, len));
     qpci_memread(s.dev, s.mem, 0x20000, out, len);
     g_assert_cmpmem(in, len, out, len);
 
     /* host -> BAR2 */
     host = guest_alloc(&s.qs->alloc, len);
-    fill_pattern(in, len, 4);
+    fa_fill_pattern(in, len, 4);
     qtest_memwrite(s.qs->qts, host, in, len);
-    g_assert_cmphex(engine(&s, FACCEL_ENG_OP_COPY | FACCEL_ENG_CMD_SRC_HOST,
-                           host, 0x30000, len), ==, FACCEL_ENG_STATUS_DONE);
+    g_assert_cmphex(fa_engine(&s, FACCEL_ENG_OP_COPY | FACCEL_ENG_CMD_SRC_HOST,
+                              host, 0x30000, len), ==, FACCEL_ENG_STATUS_DONE);
     qpci_memread(s.dev, s.mem, 0x30000, out, len);
     g_assert_cmpmem(in, len, out, len);
 
     /* BAR2 -> host */
     qtest_memset(s.qs->qts, host, 0, len);
-    g_assert_cmphex(engine(&s, FACCEL_ENG_OP_COPY | FACCEL_ENG_CMD_DST_HOST,
-                           0x10000, host, len), ==, FACCEL_ENG_STATUS_DONE);
-    fill_pattern(in, len, 3);
+    g_assert_cmphex(fa_engine(&s, FACCEL_ENG_OP_COPY | FACCEL_ENG_CMD_DST_HOST,
+                              0x10000, host, len), ==, FACCEL_ENG_STATUS_DONE);
+    fa_fill_pattern(in, len, 3);
     qtest_memread(s.qs->qts, host, out, len);
     g_assert_cmpmem(in, len, out, len);
 
     /* CRC of a host buffer */
-    g_assert_cmphex(engine(&s, FACCEL_ENG_OP_CRC | FACCEL_ENG_CMD_SRC_HOST,
-                           host, 0, len), ==, FACCEL_ENG_STATUS_DONE);
-    g_assert_cmphex(rd(&s, FACCEL_REG_ENG_CRC), ==, ref_crc32(in, len));
+    g_assert_cmphex(fa_engine(&s, FACCEL_ENG_OP_CRC | FACCEL_ENG_CMD_SRC_HOST,
+                              host, 0, len), ==, FACCEL_ENG_STATUS_DONE);
+    g_assert_cmphex(fa_rd(&s, FACCEL_REG_ENG_CRC), ==, fa_ref_crc32(in, len));
 
     /* FILL repeats the little-endian pattern, any length */
-    wr(&s, FACCEL_REG_ENG_FILL, 0x44332211);
-    g_assert_cmphex(engine(&s, FACCEL_ENG_OP_FILL, 0, 0x40001, 7), ==,
+    fa_wr(&s, FACCEL_REG_ENG_FILL, 0x44332211);
+    g_assert_cmphex(fa_engine(&s, FACCEL_ENG_OP_FILL, 0, 0x40001, 7), ==,
                     FACCEL_ENG_STATUS_DONE);
     qpci_memread(s.dev, s.mem, 0x40001, fill, 7);
     g_assert_cmpmem(fill, 7, ((uint8_t[]){ 0x11, 0x22, 0x33, 0x44,
                                            0x11, 0x22, 0x33 }), 7);
-    g_assert_cmphex(rd(&s, FACCEL_REG_ENG_CRC), ==, ref_crc32(fill, 7));
+    g_assert_cmphex(fa_rd(&s, FACCEL_REG_ENG_CRC), ==, fa_ref_crc32(fill, 7));
     guest_free(&s.qs->alloc, host);
     fa_stop(&s);
 }
@@ -355,48 +273,49 @@ static void test_engine_errors(void)
     uint16_t cmd;
 
     fa_start(&s, ",mem-size=1M");
-    g_assert_cmphex(engine(&s, 0, 0, 0, 16), ==,
-                    eng_err(FACCEL_ENG_ERR_BAD_CMD));
-    g_assert_true(rd(&s, FACCEL_REG_STATUS) & FACCEL_STATUS_ENG_ERROR);
-    g_assert_cmphex(engine(&s, 9, 0, 0, 16), ==,
-                    eng_err(FACCEL_ENG_ERR_BAD_CMD));
-    g_assert_cmphex(engine(&s, FACCEL_ENG_OP_CRC | (1u << 12), 0, 0, 16), ==,
-                    eng_err(FACCEL_ENG_ERR_BAD_CMD));
+    g_assert_cmphex(fa_engine(&s, 0, 0, 0, 16), ==,
+                    fa_eng_err(FACCEL_ENG_ERR_BAD_CMD));
+    g_assert_true(fa_rd(&s, FACCEL_REG_STATUS) & FACCEL_STATUS_ENG_ERROR);
+    g_assert_cmphex(fa_engine(&s, 9, 0, 0, 16), ==,
+                    fa_eng_err(FACCEL_ENG_ERR_BAD_CMD));
+    g_assert_cmphex(fa_engine(&s, FACCEL_ENG_OP_CRC | (1u << 12), 0, 0, 16), ==,
+                    fa_eng_err(FACCEL_ENG_ERR_BAD_CMD));
     /* BAR2 operands must fit in device memory (no wrap) */
-    g_assert_cmphex(engine(&s, FACCEL_ENG_OP_CRC, s.mem_size - 8, 0, 16), ==,
-                    eng_err(FACCEL_ENG_ERR_RANGE));
-    g_assert_cmphex(engine(&s, FACCEL_ENG_OP_CRC, ~0ULL - 4, 0, 16), ==,
-                    eng_err(FACCEL_ENG_ERR_RANGE));
-    g_assert_cmphex(engine(&s, FACCEL_ENG_OP_COPY, 0, s.mem_size, 1), ==,
-                    eng_err(FACCEL_ENG_ERR_RANGE));
+    g_assert_cmphex(fa_engine(&s, FACCEL_ENG_OP_CRC, s.mem_size - 8, 0, 16), ==,
+                    fa_eng_err(FACCEL_ENG_ERR_RANGE));
+    g_assert_cmphex(fa_engine(&s, FACCEL_ENG_OP_CRC, ~0ULL - 4, 0, 16), ==,
+                    fa_eng_err(FACCEL_ENG_ERR_RANGE));
+    g_assert_cmphex(fa_engine(&s, FACCEL_ENG_OP_COPY, 0, s.mem_size, 1), ==,
+                    fa_eng_err(FACCEL_ENG_ERR_RANGE));
     /* one command moves at most FACCEL_ENG_MAX_LEN, even host to host */
-    g_assert_cmphex(engine(&s, FACCEL_ENG_OP_CRC | FACCEL_ENG_CMD_SRC_HOST,
-                           0, 0, FACCEL_ENG_MAX_LEN + 1), ==,
-                    eng_err(FACCEL_ENG_ERR_RANGE));
-    g_assert_cmpuint(rd(&s, FACCEL_REG_ENG_DONE_LEN), ==, 0);
-    g_assert_cmpuint(rd(&s, FACCEL_REG_ENG_DONE_LEN), ==, 0);
+    g_assert_cmphex(fa_engine(&s, FACCEL_ENG_OP_CRC | FACCEL_ENG_CMD_SRC_HOST,
+                              0, 0, FACCEL_ENG_MAX_LEN + 1), ==,
+                    fa_eng_err(FACCEL_ENG_ERR_RANGE));
+    g_assert_cmpuint(fa_rd(&s, FACCEL_REG_ENG_DONE_LEN), ==, 0);
+    g_assert_cmpuint(fa_rd(&s, FACCEL_REG_ENG_DONE_LEN), ==, 0);
     /* DMA to nowhere */
-    g_assert_cmphex(engine(&s, FACCEL_ENG_OP_CRC | FACCEL_ENG_CMD_SRC_HOST,
-                           FA_UNMAPPED_ADDR, 0, 16), ==,
-                    eng_err(FACCEL_ENG_ERR_DMA));
-    g_assert_cmphex(engine(&s, FACCEL_ENG_OP_FILL | FACCEL_ENG_CMD_DST_HOST,
-                           0, FA_UNMAPPED_ADDR, 16), ==,
-                    eng_err(FACCEL_ENG_ERR_DMA));
-    g_assert_cmpuint(rd(&s, FACCEL_REG_ENG_COUNT), ==, 0);
+    g_assert_cmphex(fa_engine(&s, FACCEL_ENG_OP_CRC | FACCEL_ENG_CMD_SRC_HOST,
+                              FA_UNMAPPED_ADDR, 0, 16), ==,
+                    fa_eng_err(FACCEL_ENG_ERR_DMA));
+    g_assert_cmphex(fa_engine(&s, FACCEL_ENG_OP_FILL | FACCEL_ENG_CMD_DST_HOST,
+                              0, FA_UNMAPPED_ADDR, 16), ==,
+                    fa_eng_err(FACCEL_ENG_ERR_DMA));
+    g_assert_cmpuint(fa_rd(&s, FACCEL_REG_ENG_COUNT), ==, 0);
     /* bus mastering off: host operands fail, BAR2 operands still work */
     host = guest_alloc(&s.qs->alloc, 4096);
-    g_assert_cmphex(engine(&s, FACCEL_ENG_OP_CRC | FACCEL_ENG_CMD_SRC_HOST,
-                           host, 0, 4096), ==, FACCEL_ENG_STATUS_DONE);
+    g_assert_cmphex(fa_engine(&s, FACCEL_ENG_OP_CRC | FACCEL_ENG_CMD_SRC_HOST,
+                              host, 0, 4096), ==, FACCEL_ENG_STATUS_DONE);
     cmd = qpci_config_readw(s.dev, PCI_COMMAND);
     qpci_config_writew(s.dev, PCI_COMMAND, cmd & ~PCI_COMMAND_MASTER);
-    g_assert_cmphex(engine(&s, FACCEL_ENG_OP_CRC | FACCEL_ENG_CMD_SRC_HOST,
-                           host, 0, 4096), ==, eng_err(FACCEL_ENG_ERR_DMA));
-    g_assert_cmphex(engine(&s, FACCEL_ENG_OP_CRC, 0, 0, 4096), ==,
+    g_assert_cmphex(fa_engine(&s, FACCEL_ENG_OP_CRC | FACCEL_ENG_CMD_SRC_HOST,
+                              host, 0, 4096), ==,
+                    fa_eng_err(FACCEL_ENG_ERR_DMA));
+    g_assert_cmphex(fa_engine(&s, FACCEL_ENG_OP_CRC, 0, 0, 4096), ==,
                     FACCEL_ENG_STATUS_DONE);
     qpci_config_writew(s.dev, PCI_COMMAND, cmd);
     /* a good command clears the error */
-    g_assert_false(rd(&s, FACCEL_REG_STATUS) & FACCEL_STATUS_ENG_ERROR);
-    g_assert_cmpuint(rd(&s, FACCEL_REG_ENG_COUNT), ==, 2);
+    g_assert_false(fa_rd(&s, FACCEL_REG_STATUS) & FACCEL_STATUS_ENG_ERROR);
+    g_assert_cmpuint(fa_rd(&s, FACCEL_REG_ENG_COUNT), ==, 2);
     guest_free(&s.qs->alloc, host);
     fa_stop(&s);
 }
@@ -427,24 +346,24 @@ static void test_memdev(void)
     fa_start_args(&s, args);
     /* the backend's size wins over mem-size */
     g_assert_cmpuint(s.mem_size, ==, size);
-    g_assert_cmphex(rd(&s, FACCEL_REG_MEM_SIZE_LO), ==, size);
+    g_assert_cmphex(fa_rd(&s, FACCEL_REG_MEM_SIZE_LO), ==, size);
 
     /* guest writes through BAR2 land in the host file */
-    fill_pattern(in, sizeof(in), 5);
+    fa_fill_pattern(in, sizeof(in), 5);
     qpci_memwrite(s.dev, s.mem, 0x8000, in, sizeof(in));
     g_assert_cmpmem(in, sizeof(in), shm + 0x8000, sizeof(in));
 
     /* the host writes, the guest and the engine see it */
-    fill_pattern(shm + 0x100000, 4096, 6);
+    fa_fill_pattern(shm + 0x100000, 4096, 6);
     qpci_memread(s.dev, s.mem, 0x100000, out, sizeof(out));
     g_assert_cmpmem(shm + 0x100000, sizeof(out), out, sizeof(out));
-    g_assert_cmphex(engine(&s, FACCEL_ENG_OP_CRC, 0x100000, 0, 4096), ==,
+    g_assert_cmphex(fa_engine(&s, FACCEL_ENG_OP_CRC, 0x100000, 0, 4096), ==,
                     FACCEL_ENG_STATUS_DONE);
-    g_assert_cmphex(rd(&s, FACCEL_REG_ENG_CRC), ==,
-                    ref_crc32(shm + 0x100000, 4096));
+    g_assert_cmphex(fa_rd(&s, FACCEL_REG_ENG_CRC), ==,
+                    fa_ref_crc32(shm + 0x100000, 4096));
 
     /* engine writes are visible to the host too */
-    g_assert_cmphex(engine(&s, FACCEL_ENG_OP_COPY, 0x100000, 0x180000, 4096),
+    g_assert_cmphex(fa_engine(&s, FACCEL_ENG_OP_COPY, 0x100000, 0x180000, 4096),
                     ==, FACCEL_ENG_STATUS_DONE);
     g_assert_cmpmem(shm + 0x100000, 4096, shm + 0x180000, 4096);
     fa_stop(&s);
@@ -473,10 +392,10 @@ static void test_memdev_bad_size(void)
 
 static void set_fault(FAState *s, uint64_t off, uint32_t len, bool on)
 {
-    wr(s, FACCEL_REG_FAULT_OFF_LO, off);
-    wr(s, FACCEL_REG_FAULT_OFF_HI, off >> 32);
-    wr(s, FACCEL_REG_FAULT_LEN, len);
-    wr(s, FACCEL_REG_FAULT_CTRL, on ? FACCEL_FAULT_CTRL_ENABLE : 0);
+    fa_wr(s, FACCEL_REG_FAULT_OFF_LO, off);
+    fa_wr(s, FACCEL_REG_FAULT_OFF_HI, off >> 32);
+    fa_wr(s, FACCEL_REG_FAULT_LEN, len);
+    fa_wr(s, FACCEL_REG_FAULT_CTRL, on ? FACCEL_FAULT_CTRL_ENABLE : 0);
 }
 
 static void test_fault_window(void)
@@ -485,75 +404,75 @@ static void test_fault_window(void)
     FAState s;
 
     fa_start(&s, ",mem-size=1M");
-    fill_pattern(in, sizeof(in), 7);
+    fa_fill_pattern(in, sizeof(in), 7);
     qpci_memwrite(s.dev, s.mem, 0x4000, in, sizeof(in));
 
     /* invalid windows are refused (stay disabled) */
     set_fault(&s, 0x4100, 0x1000, true);
-    g_assert_cmphex(rd(&s, FACCEL_REG_FAULT_CTRL), ==, 0);
+    g_assert_cmphex(fa_rd(&s, FACCEL_REG_FAULT_CTRL), ==, 0);
     set_fault(&s, 0x4000, 0x800, true);
-    g_assert_cmphex(rd(&s, FACCEL_REG_FAULT_CTRL), ==, 0);
+    g_assert_cmphex(fa_rd(&s, FACCEL_REG_FAULT_CTRL), ==, 0);
     set_fault(&s, 0x4000, 0, true);
-    g_assert_cmphex(rd(&s, FACCEL_REG_FAULT_CTRL), ==, 0);
+    g_assert_cmphex(fa_rd(&s, FACCEL_REG_FAULT_CTRL), ==, 0);
     set_fault(&s, s.mem_size - 0x1000, 0x2000, true);
-    g_assert_cmphex(rd(&s, FACCEL_REG_FAULT_CTRL), ==, 0);
-    g_assert_false(rd(&s, FACCEL_REG_STATUS) & FACCEL_STATUS_FAULT_ACTIVE);
+    g_assert_cmphex(fa_rd(&s, FACCEL_REG_FAULT_CTRL), ==, 0);
+    g_assert_false(fa_rd(&s, FACCEL_REG_STATUS) & FACCEL_STATUS_FAULT_ACTIVE);
 
     set_fault(&s, 0x4000, 0x1000, true);
-    g_assert_cmphex(rd(&s, FACCEL_REG_FAULT_CTRL), ==,
+    g_assert_cmphex(fa_rd(&s, FACCEL_REG_FAULT_CTRL), ==,
                     FACCEL_FAULT_CTRL_ENABLE);
-    g_assert_true(rd(&s, FACCEL_REG_STATUS) & FACCEL_STATUS_FAULT_ACTIVE);
-    g_assert_cmpuint(rd(&s, FACCEL_REG_FAULT_HITS), ==, 0);
+    g_assert_true(fa_rd(&s, FACCEL_REG_STATUS) & FACCEL_STATUS_FAULT_ACTIVE);
+    g_assert_cmpuint(fa_rd(&s, FACCEL_REG_FAULT_HITS), ==, 0);
 
     /* CPU accesses fail: reads give all ones, writes are dropped */
     g_assert_cmphex(qpci_io_readl(s.dev, s.mem, 0x4010), ==, 0xffffffff);
     qpci_io_writel(s.dev, s.mem, 0x4010, 0);
-    g_assert_cmpuint(rd(&s, FACCEL_REG_FAULT_HITS), ==, 2);
+    g_assert_cmpuint(fa_rd(&s, FACCEL_REG_FAULT_HITS), ==, 2);
     /* neighbours are untouched */
     qpci_io_writel(s.dev, s.mem, 0x3ffc, 0x01020304);
     g_assert_cmphex(qpci_io_readl(s.dev, s.mem, 0x3ffc), ==, 0x01020304);
     qpci_io_writel(s.dev, s.mem, 0x5000, 0x05060708);
     g_assert_cmphex(qpci_io_readl(s.dev, s.mem, 0x5000), ==, 0x05060708);
-    g_assert_cmpuint(rd(&s, FACCEL_REG_FAULT_HITS), ==, 2);
+    g_assert_cmpuint(fa_rd(&s, FACCEL_REG_FAULT_HITS), ==, 2);
 
     /* engine with a BAR2 operand overlapping the window */
-    g_assert_cmphex(engine(&s, FACCEL_ENG_OP_CRC, 0x3000, 0, 0x1001), ==,
-                    eng_err(FACCEL_ENG_ERR_FAULT));
-    g_assert_cmphex(engine(&s, FACCEL_ENG_OP_FILL, 0, 0x4fff, 1), ==,
-                    eng_err(FACCEL_ENG_ERR_FAULT));
-    g_assert_cmpuint(rd(&s, FACCEL_REG_FAULT_HITS), ==, 4);
-    g_assert_cmphex(engine(&s, FACCEL_ENG_OP_CRC, 0x3000, 0, 0x1000), ==,
+    g_assert_cmphex(fa_engine(&s, FACCEL_ENG_OP_CRC, 0x3000, 0, 0x1001), ==,
+                    fa_eng_err(FACCEL_ENG_ERR_FAULT));
+    g_assert_cmphex(fa_engine(&s, FACCEL_ENG_OP_FILL, 0, 0x4fff, 1), ==,
+                    fa_eng_err(FACCEL_ENG_ERR_FAULT));
+    g_assert_cmpuint(fa_rd(&s, FACCEL_REG_FAULT_HITS), ==, 4);
+    g_assert_cmphex(fa_engine(&s, FACCEL_ENG_OP_CRC, 0x3000, 0, 0x1000), ==,
                     FACCEL_ENG_STATUS_DONE);
 
     /* outside the window, device DMA to its own BAR works */
-    g_assert_cmphex(engine(&s, FACCEL_ENG_OP_CRC | FACCEL_ENG_CMD_SRC_HOST,
-                           s.mem.addr + 0x5000, 0, 0x1000), ==,
+    g_assert_cmphex(fa_engine(&s, FACCEL_ENG_OP_CRC | FACCEL_ENG_CMD_SRC_HOST,
+                              s.mem.addr + 0x5000, 0, 0x1000), ==,
                     FACCEL_ENG_STATUS_DONE);
 
     /* moving the window while enabled */
-    wr(&s, FACCEL_REG_FAULT_OFF_LO, 0x6000);
+    fa_wr(&s, FACCEL_REG_FAULT_OFF_LO, 0x6000);
     g_assert_cmphex(qpci_io_readl(s.dev, s.mem, 0x6000), ==, 0xffffffff);
     g_assert_cmphex(qpci_io_readl(s.dev, s.mem, 0x5000), ==, 0x05060708);
 
     /* HITS is cleared by any write */
-    wr(&s, FACCEL_REG_FAULT_HITS, 0x1234);
-    g_assert_cmpuint(rd(&s, FACCEL_REG_FAULT_HITS), ==, 0);
+    fa_wr(&s, FACCEL_REG_FAULT_HITS, 0x1234);
+    g_assert_cmpuint(fa_rd(&s, FACCEL_REG_FAULT_HITS), ==, 0);
 
     /* disabling restores the memory untouched */
-    wr(&s, FACCEL_REG_FAULT_CTRL, 0);
-    g_assert_false(rd(&s, FACCEL_REG_STATUS) & FACCEL_STATUS_FAULT_ACTIVE);
+    fa_wr(&s, FACCEL_REG_FAULT_CTRL, 0);
+    g_assert_false(fa_rd(&s, FACCEL_REG_STATUS) & FACCEL_STATUS_FAULT_ACTIVE);
     qpci_memread(s.dev, s.mem, 0x4000, out, sizeof(out));
     g_assert_cmpmem(in, sizeof(in), out, sizeof(out));
-    g_assert_cmphex(engine(&s, FACCEL_ENG_OP_CRC, 0x4000, 0, 0x1000), ==,
+    g_assert_cmphex(fa_engine(&s, FACCEL_ENG_OP_CRC, 0x4000, 0, 0x1000), ==,
                     FACCEL_ENG_STATUS_DONE);
-    g_assert_cmphex(rd(&s, FACCEL_REG_ENG_CRC), ==, ref_crc32(in, 4096));
+    g_assert_cmphex(fa_rd(&s, FACCEL_REG_ENG_CRC), ==, fa_ref_crc32(in, 4096));
 
     /* reset disables the window */
     set_fault(&s, 0x4000, 0x1000, true);
-    wr(&s, FACCEL_REG_CTRL, FACCEL_CTRL_RESET);
+    fa_wr(&s, FACCEL_REG_CTRL, FACCEL_CTRL_RESET);
     g_assert_cmphex(qpci_io_readl(s.dev, s.mem, 0x4000), ==,
                     (uint32_t)ldl_le_p(in));
-    g_assert_cmpuint(rd(&s, FACCEL_REG_FAULT_HITS), ==, 0);
+    g_assert_cmpuint(fa_rd(&s, FACCEL_REG_FAULT_HITS), ==, 0);
     fa_stop(&s);
 }
 
@@ -583,55 +502,51 @@ static void test_p2p(void)
     FAState a, b;
     uint64_t host;
 
+    memset(&a, 0, sizeof(a));
     a.qs = qtest_pc_boot("-nodefaults -device fake-accel,mem-size=1M "
                          "-device fake-accel,mem-size=1M");
+    a.qts = a.qs->qts;
     qpci_device_foreach(a.qs->pcibus, FACCEL_PCI_VENDOR_ID,
                         FACCEL_PCI_DEVICE_ID, find_two, &p);
     g_assert_cmpint(p.n, ==, 2);
-    b.qs = a.qs;
-    a.dev = p.dev[0];
-    b.dev = p.dev[1];
-    qpci_device_enable(a.dev);
-    qpci_device_enable(b.dev);
-    a.regs = qpci_iomap(a.dev, FACCEL_BAR_REGS, NULL);
-    a.mem = qpci_iomap(a.dev, FACCEL_BAR_MEM, &a.mem_size);
-    b.regs = qpci_iomap(b.dev, FACCEL_BAR_REGS, NULL);
-    b.mem = qpci_iomap(b.dev, FACCEL_BAR_MEM, &b.mem_size);
+    b = a;
+    fa_map(&a, p.dev[0]);
+    fa_map(&b, p.dev[1]);
 
     /* host RAM -> A's engine -> B's BAR2 (peer write) */
-    fill_pattern(in, len, 8);
+    fa_fill_pattern(in, len, 8);
     host = guest_alloc(&a.qs->alloc, len);
     qtest_memwrite(a.qs->qts, host, in, len);
-    g_assert_cmphex(engine(&a, FACCEL_ENG_OP_COPY | FACCEL_ENG_CMD_SRC_HOST |
-                           FACCEL_ENG_CMD_DST_HOST, host,
-                           b.mem.addr + 0x8000, len), ==,
+    g_assert_cmphex(fa_engine(&a, FACCEL_ENG_OP_COPY | FACCEL_ENG_CMD_SRC_HOST |
+                              FACCEL_ENG_CMD_DST_HOST, host,
+                              b.mem.addr + 0x8000, len), ==,
                     FACCEL_ENG_STATUS_DONE);
     /* B's own engine and the CPU see the bytes */
-    g_assert_cmphex(engine(&b, FACCEL_ENG_OP_CRC, 0x8000, 0, len), ==,
+    g_assert_cmphex(fa_engine(&b, FACCEL_ENG_OP_CRC, 0x8000, 0, len), ==,
                     FACCEL_ENG_STATUS_DONE);
-    g_assert_cmphex(rd(&b, FACCEL_REG_ENG_CRC), ==, ref_crc32(in, len));
+    g_assert_cmphex(fa_rd(&b, FACCEL_REG_ENG_CRC), ==, fa_ref_crc32(in, len));
     qpci_memread(b.dev, b.mem, 0x8000, out, len);
     g_assert_cmpmem(in, len, out, len);
 
     /* peer read: A's CRC over B's BAR2 */
-    g_assert_cmphex(engine(&a, FACCEL_ENG_OP_CRC | FACCEL_ENG_CMD_SRC_HOST,
-                           b.mem.addr + 0x8000, 0, len), ==,
+    g_assert_cmphex(fa_engine(&a, FACCEL_ENG_OP_CRC | FACCEL_ENG_CMD_SRC_HOST,
+                              b.mem.addr + 0x8000, 0, len), ==,
                     FACCEL_ENG_STATUS_DONE);
-    g_assert_cmphex(rd(&a, FACCEL_REG_ENG_CRC), ==, ref_crc32(in, len));
+    g_assert_cmphex(fa_rd(&a, FACCEL_REG_ENG_CRC), ==, fa_ref_crc32(in, len));
 
     /* B's fault window fails the second page of the peer write */
     set_fault(&b, 0x9000, 0x1000, true);
-    g_assert_cmphex(engine(&a, FACCEL_ENG_OP_FILL | FACCEL_ENG_CMD_DST_HOST,
-                           0, b.mem.addr + 0x8000, len), ==,
-                    eng_err(FACCEL_ENG_ERR_DMA));
-    g_assert_cmpuint(rd(&a, FACCEL_REG_ENG_DONE_LEN), ==, 0x1000);
-    g_assert_cmpuint(rd(&b, FACCEL_REG_FAULT_HITS), >, 0);
+    g_assert_cmphex(fa_engine(&a, FACCEL_ENG_OP_FILL | FACCEL_ENG_CMD_DST_HOST,
+                              0, b.mem.addr + 0x8000, len), ==,
+                    fa_eng_err(FACCEL_ENG_ERR_DMA));
+    g_assert_cmpuint(fa_rd(&a, FACCEL_REG_ENG_DONE_LEN), ==, 0x1000);
+    g_assert_cmpuint(fa_rd(&b, FACCEL_REG_FAULT_HITS), >, 0);
     /* and the peer read of it */
-    wr(&b, FACCEL_REG_FAULT_HITS, 0);
-    g_assert_cmphex(engine(&a, FACCEL_ENG_OP_CRC | FACCEL_ENG_CMD_SRC_HOST,
-                           b.mem.addr + 0x9000, 0, 16), ==,
-                    eng_err(FACCEL_ENG_ERR_DMA));
-    g_assert_cmpuint(rd(&b, FACCEL_REG_FAULT_HITS), >, 0);
+    fa_wr(&b, FACCEL_REG_FAULT_HITS, 0);
+    g_assert_cmphex(fa_engine(&a, FACCEL_ENG_OP_CRC | FACCEL_ENG_CMD_SRC_HOST,
+                              b.mem.addr + 0x9000, 0, 16), ==,
+                    fa_eng_err(FACCEL_ENG_ERR_DMA));
+    g_assert_cmpuint(fa_rd(&b, FACCEL_REG_FAULT_HITS), >, 0);
     /* the first page was filled with zeroes (ENG_FILL is 0), not the rest */
     set_fault(&b, 0, 0, false);
     qpci_memread(b.dev, b.mem, 0x8000, out, len);
@@ -655,48 +570,47 @@ static void test_migration(void)
     FAState s, d;
 
     fa_start(&s, ",mem-size=1M");
-    fill_pattern(in, sizeof(in), 9);
+    fa_fill_pattern(in, sizeof(in), 9);
     qpci_memwrite(s.dev, s.mem, 0x10000, in, sizeof(in));
-    wr(&s, FACCEL_REG_SCRATCH, 0x5ca1ab1e);
-    wr(&s, FACCEL_REG_ENG_FILL, 0x01020304);
-    g_assert_cmphex(engine(&s, FACCEL_ENG_OP_COPY, 0x10000, 0x20000,
-                           sizeof(in)), ==, FACCEL_ENG_STATUS_DONE);
-    crc = rd(&s, FACCEL_REG_ENG_CRC);
+    fa_wr(&s, FACCEL_REG_SCRATCH, 0x5ca1ab1e);
+    fa_wr(&s, FACCEL_REG_ENG_FILL, 0x01020304);
+    g_assert_cmphex(fa_engine(&s, FACCEL_ENG_OP_COPY, 0x10000, 0x20000,
+                              sizeof(in)), ==, FACCEL_ENG_STATUS_DONE);
+    crc = fa_rd(&s, FACCEL_REG_ENG_CRC);
     set_fault(&s, 0x30000, 0x2000, true);
     g_assert_cmphex(qpci_io_readl(s.dev, s.mem, 0x30000), ==, 0xffffffff);
-    count = rd(&s, FACCEL_REG_RESET_COUNT);
+    count = fa_rd(&s, FACCEL_REG_RESET_COUNT);
 
     args = g_strdup_printf("-nodefaults -device fake-accel,mem-size=1M "
                            "-incoming %s", uri);
+    memset(&d, 0, sizeof(d));
     d.qs = qtest_pc_boot("%s", args);
-    d.dev = NULL;
-    qpci_device_foreach(d.qs->pcibus, FACCEL_PCI_VENDOR_ID,
-                        FACCEL_PCI_DEVICE_ID, find_dev, &d.dev);
-    g_assert_nonnull(d.dev);
+    d.dev = dl_pci_find(d.qs->pcibus, FACCEL_PCI_VENDOR_ID,
+                        FACCEL_PCI_DEVICE_ID);
     migrate(s.qs, d.qs, uri);
     unlink(path);
     /* config space (BARs) migrated: same addresses */
     d.regs = s.regs;
     d.mem = s.mem;
 
-    g_assert_cmphex(rd(&d, FACCEL_REG_SCRATCH), ==, 0x5ca1ab1e);
-    g_assert_cmphex(rd(&d, FACCEL_REG_ENG_FILL), ==, 0x01020304);
-    g_assert_cmphex(rd(&d, FACCEL_REG_ENG_CRC), ==, crc);
-    g_assert_cmpuint(rd(&d, FACCEL_REG_ENG_COUNT), ==, 1);
-    g_assert_cmpuint(rd(&d, FACCEL_REG_RESET_COUNT), ==, count);
-    g_assert_cmpuint(rd(&d, FACCEL_REG_FAULT_HITS), ==, 1);
-    g_assert_true(rd(&d, FACCEL_REG_STATUS) & FACCEL_STATUS_FAULT_ACTIVE);
+    g_assert_cmphex(fa_rd(&d, FACCEL_REG_SCRATCH), ==, 0x5ca1ab1e);
+    g_assert_cmphex(fa_rd(&d, FACCEL_REG_ENG_FILL), ==, 0x01020304);
+    g_assert_cmphex(fa_rd(&d, FACCEL_REG_ENG_CRC), ==, crc);
+    g_assert_cmpuint(fa_rd(&d, FACCEL_REG_ENG_COUNT), ==, 1);
+    g_assert_cmpuint(fa_rd(&d, FACCEL_REG_RESET_COUNT), ==, count);
+    g_assert_cmpuint(fa_rd(&d, FACCEL_REG_FAULT_HITS), ==, 1);
+    g_assert_true(fa_rd(&d, FACCEL_REG_STATUS) & FACCEL_STATUS_FAULT_ACTIVE);
     /* the fault overlay was rebuilt on the destination */
     g_assert_cmphex(qpci_io_readl(d.dev, d.mem, 0x31000), ==, 0xffffffff);
     g_assert_cmphex(qpci_io_readl(d.dev, d.mem, 0x32000), ==, 0);
     /* device memory, including what the engine wrote, arrived */
-    g_assert_cmphex(engine(&d, FACCEL_ENG_OP_CRC, 0x10000, 0, sizeof(in)),
+    g_assert_cmphex(fa_engine(&d, FACCEL_ENG_OP_CRC, 0x10000, 0, sizeof(in)),
                     ==, FACCEL_ENG_STATUS_DONE);
-    g_assert_cmphex(rd(&d, FACCEL_REG_ENG_CRC), ==,
-                    ref_crc32(in, sizeof(in)));
-    g_assert_cmphex(engine(&d, FACCEL_ENG_OP_CRC, 0x20000, 0, sizeof(in)),
+    g_assert_cmphex(fa_rd(&d, FACCEL_REG_ENG_CRC), ==,
+                    fa_ref_crc32(in, sizeof(in)));
+    g_assert_cmphex(fa_engine(&d, FACCEL_ENG_OP_CRC, 0x20000, 0, sizeof(in)),
                     ==, FACCEL_ENG_STATUS_DONE);
-    g_assert_cmphex(rd(&d, FACCEL_REG_ENG_CRC), ==, crc);
+    g_assert_cmphex(fa_rd(&d, FACCEL_REG_ENG_CRC), ==, crc);
 
     fa_stop(&s);
     fa_stop(&d);
