@@ -6,6 +6,7 @@
 #ifndef _DEVMEM_NIC_H_
 #define _DEVMEM_NIC_H_
 
+#include <linux/bpf.h>
 #include <linux/ethtool.h>
 #include <linux/if_vlan.h>
 #include <linux/io.h>
@@ -35,8 +36,10 @@
 
 /*
  * With an XDP program the header buffers are whole pages: XDP headroom in
- * front, room for skb_shared_info behind, and every frame up to the XDP
- * MTU in the one (header) buffer.
+ * front, room for skb_shared_info behind. A single buffer program needs
+ * every frame up to the XDP MTU in the one (header) buffer; a multi-buffer
+ * (frags) program gets longer frames as that buffer plus payload buffers
+ * as frags.
  */
 #define DMNIC_XDP_HEADROOM	XDP_PACKET_HEADROOM
 #define DMNIC_XDP_BUF_LEN	(PAGE_SIZE - DMNIC_XDP_HEADROOM - \
@@ -199,6 +202,9 @@ struct dmnic_rx_queue {
 	struct xdp_rxq_info xdp_rxq;
 	struct sk_buff *skb;	/* packet being assembled across completions */
 	bool skb_bad;		/* drop the packet being assembled at EOP */
+	/* XDP queues assemble an xdp_buff instead: header buffer + frags */
+	struct xdp_buff xbuf;
+	netmem_ref xbuf_hdr;	/* its header buffer, 0 if none */
 	struct dmnic_rx_stats stats;
 };
 
@@ -264,7 +270,9 @@ struct dmnic {
 
 	struct dmnic_rule rules[DMNIC_NUM_RULES];
 
-	struct bpf_prog *xdp_prog;	/* native XDP, single buffer */
+	struct bpf_prog *xdp_prog;	/* native XDP (single or multi-buffer) */
+	/* tcp-data-split explicitly ENABLED (not the UNKNOWN default) */
+	bool hds_cfg_on;
 
 	/* Queues the device stopped (Q_STATUS error), restarted by qerr_work */
 	struct delayed_work qerr_work;
@@ -282,10 +290,19 @@ struct dmnic {
 	struct dmnic_tx_stats base_tx;
 };
 
-/* Header split as the queues do it: single buffer XDP needs whole frames. */
+bool dmnic_hds_want(bool hds_enabled, bool hds_cfg_on, bool xdp,
+		    bool xdp_frags);
+
+/*
+ * Header split as the queues do it: single buffer XDP needs whole frames;
+ * multi-buffer XDP splits only if tcp-data-split was asked for explicitly.
+ */
 static inline bool dmnic_hds_active(const struct dmnic *dm)
 {
-	return dm->hds_enabled && !dm->xdp_prog;
+	const struct bpf_prog *prog = dm->xdp_prog;
+
+	return dmnic_hds_want(dm->hds_enabled, dm->hds_cfg_on, !!prog,
+			      prog && prog->aux->xdp_has_frags);
 }
 
 static inline u32 dmnic_rd32(struct dmnic *dm, u32 reg)
@@ -342,7 +359,18 @@ enum dmnic_rx_csum dmnic_rx_csum_status(u32 flags);
 enum dmnic_rx_verdict dmnic_rx_verdict(u32 flags, unsigned int nr_frags,
 				       bool readable, bool rxcsum);
 enum pkt_hash_types dmnic_rx_hash_type(u8 rss_type);
-bool dmnic_rx_xdp_frame_ok(u32 flags);
+unsigned int dmnic_xdp_max_mtu(bool xdp_frags);
+
+/* One TX descriptor's worth of an XDP_TX frame. */
+struct dmnic_xdp_seg {
+	netmem_ref netmem;
+	u32 off;		/* offset of the data in the netmem */
+	u32 len;
+};
+
+int dmnic_xdp_tx_segs(const struct xdp_buff *xdp, netmem_ref hdr,
+		      u32 hdr_off, struct dmnic_xdp_seg *segs,
+		      unsigned int max);
 unsigned long dmnic_qerr_backoff(unsigned long prev, bool recent,
 				 unsigned long max);
 int dmnic_rule_from_flow_spec(const struct ethtool_rx_flow_spec *fs,

@@ -55,7 +55,8 @@ static int dmnic_set_ringparam(struct net_device *netdev,
 {
 	struct dmnic *dm = netdev_priv(netdev);
 	u32 rx = ring->rx_pending, tx = ring->tx_pending;
-	bool hds;
+	bool hds, old_active, old_cfg_on = dm->hds_cfg_on;
+	int err;
 
 	if (ring->rx_mini_pending || ring->rx_jumbo_pending) {
 		NL_SET_ERR_MSG_MOD(extack, "mini and jumbo rings not supported");
@@ -83,15 +84,21 @@ static int dmnic_set_ringparam(struct net_device *netdev,
 	hds = kring->tcp_data_split != ETHTOOL_TCP_DATA_SPLIT_DISABLED;
 
 	dm->hds_thresh = kring->hds_thresh;
+	/* With multi-buffer XDP only an explicit ENABLED splits headers. */
+	old_active = dmnic_hds_active(dm);
+	dm->hds_cfg_on = kring->tcp_data_split == ETHTOOL_TCP_DATA_SPLIT_ENABLED;
 	if (rx == dm->rx_ring_size && tx == dm->tx_ring_size &&
-	    hds == dm->hds_enabled) {
+	    hds == dm->hds_enabled && dmnic_hds_active(dm) == old_active) {
 		/* Only the threshold may have changed: no queue rebuild. */
 		if (netif_running(netdev))
 			dmnic_hds_thresh_write(dm);
 		return 0;
 	}
 
-	return dmnic_reconfigure(dm, dm->num_queues, rx, tx, hds);
+	err = dmnic_reconfigure(dm, dm->num_queues, rx, tx, hds);
+	if (err)
+		dm->hds_cfg_on = old_cfg_on;
+	return err;
 }
 
 /* ---- channels ---- */

@@ -370,8 +370,9 @@ static int dmnic_change_mtu(struct net_device *netdev, int new_mtu)
 	struct dmnic *dm = netdev_priv(netdev);
 
 	/* Single buffer XDP needs every frame in one header buffer. */
-	if (dm->xdp_prog && new_mtu > DMNIC_XDP_MAX_MTU) {
-		netdev_warn(netdev, "MTU %d too large for XDP (max %lu)\n",
+	if (dm->xdp_prog &&
+	    new_mtu > dmnic_xdp_max_mtu(dm->xdp_prog->aux->xdp_has_frags)) {
+		netdev_warn(netdev, "MTU %d too large for single buffer XDP (max %lu)\n",
 			    new_mtu, DMNIC_XDP_MAX_MTU);
 		return -EINVAL;
 	}
@@ -383,30 +384,29 @@ static int dmnic_xdp_setup(struct dmnic *dm, struct bpf_prog *prog,
 			   struct netlink_ext_ack *extack)
 {
 	struct net_device *netdev = dm->netdev;
+	bool frags = prog && prog->aux->xdp_has_frags;
+	bool old_hds = dmnic_hds_active(dm);
 	struct bpf_prog *old;
 	unsigned int q;
 	int err;
 
 	if (prog) {
-		if (prog->aux->xdp_has_frags) {
-			NL_SET_ERR_MSG_MOD(extack,
-					   "multi-buffer XDP is not supported");
-			return -EOPNOTSUPP;
-		}
-		if (netdev->mtu > DMNIC_XDP_MAX_MTU) {
+		if (netdev->mtu > dmnic_xdp_max_mtu(frags)) {
 			NL_SET_ERR_MSG_FMT_MOD(extack,
-					       "MTU %u too large for XDP (max %lu)",
+					       "MTU %u too large for single buffer XDP (max %lu)",
 					       netdev->mtu, DMNIC_XDP_MAX_MTU);
 			return -EINVAL;
 		}
-		/* The core checks these too: XDP runs on the header buffer
-		 * and needs the whole frame there, readable.
+		/* The core checks this too: single buffer XDP runs on the
+		 * header buffer and needs the whole frame there.
 		 */
-		if (netdev->cfg->hds_config == ETHTOOL_TCP_DATA_SPLIT_ENABLED) {
+		if (!frags &&
+		    netdev->cfg->hds_config == ETHTOOL_TCP_DATA_SPLIT_ENABLED) {
 			NL_SET_ERR_MSG_MOD(extack,
 					   "single buffer XDP needs tcp-data-split off");
 			return -EBUSY;
 		}
+		/* XDP reads the payload buffers (frags) too. */
 		for (q = 0; q < netdev->real_num_rx_queues; q++) {
 			if (netif_rxq_has_unreadable_mp(netdev, q)) {
 				NL_SET_ERR_MSG_FMT_MOD(extack,
@@ -417,18 +417,20 @@ static int dmnic_xdp_setup(struct dmnic *dm, struct bpf_prog *prog,
 		}
 	}
 
-	/* Replacing a program keeps the buffer layout: just swap it. */
-	if (!!prog == !!dm->xdp_prog) {
-		old = xchg(&dm->xdp_prog, prog);
+	old = xchg(&dm->xdp_prog, prog);
+
+	/* Same buffer layout and header split (single and multi-buffer
+	 * programs share the layout): just swap the program.
+	 */
+	if (!!prog == !!old && dmnic_hds_active(dm) == old_hds) {
 		if (old)
 			bpf_prog_put(old);
 		return 0;
 	}
 
-	/* Attach or detach: header split and buffer layout change, so the
-	 * queues are rebuilt (they read dm->xdp_prog).
+	/* Attach or detach, or header split changes: the queues are rebuilt
+	 * (they read dm->xdp_prog).
 	 */
-	old = xchg(&dm->xdp_prog, prog);
 	err = dmnic_reconfigure(dm, dm->num_queues, dm->rx_ring_size,
 				dm->tx_ring_size, dm->hds_enabled);
 	if (err) {
@@ -797,8 +799,8 @@ void dmnic_netdev_init(struct dmnic *dm)
 	netdev->queue_mgmt_ops = &dmnic_queue_mgmt_ops;
 	netdev->stat_ops = &dmnic_stat_ops;
 	netdev->netmem_tx = NETMEM_TX_DMA;
-	/* PASS, DROP, ABORTED, TX; single buffer only, no redirect */
-	netdev->xdp_features = NETDEV_XDP_ACT_BASIC;
+	/* PASS, DROP, ABORTED, TX, also multi-buffer; no redirect */
+	netdev->xdp_features = NETDEV_XDP_ACT_BASIC | NETDEV_XDP_ACT_RX_SG;
 
 	netdev->hw_features = NETIF_F_SG | NETIF_F_HW_CSUM | NETIF_F_RXCSUM |
 			      NETIF_F_RXHASH;

@@ -528,26 +528,165 @@ kunit_test_suites(&dmnic_ring_test_suite, &dmnic_desc_test_suite,
 
 /* ---- native XDP and queue error recovery helpers ---- */
 
-static void dmnic_test_xdp_frame_ok(struct kunit *test)
-{
-	u32 whole = DMNIC_RXC_F_SOP | DMNIC_RXC_F_EOP | DMNIC_RXC_F_HDR;
+struct dmnic_hds_case {
+	bool hds_enabled, hds_cfg_on, xdp, xdp_frags, want;
+};
 
-	KUNIT_EXPECT_TRUE(test, dmnic_rx_xdp_frame_ok(whole));
-	KUNIT_EXPECT_TRUE(test, dmnic_rx_xdp_frame_ok(whole | DMNIC_RXC_F_IPV4 |
-						      DMNIC_RXC_F_UDP |
-						      DMNIC_RXC_F_GEN));
-	/* spilled into a payload buffer, or only part of the frame */
-	KUNIT_EXPECT_FALSE(test, dmnic_rx_xdp_frame_ok(whole | DMNIC_RXC_F_PAY));
-	KUNIT_EXPECT_FALSE(test, dmnic_rx_xdp_frame_ok(DMNIC_RXC_F_SOP |
-						       DMNIC_RXC_F_HDR |
-						       DMNIC_RXC_F_PAY));
-	KUNIT_EXPECT_FALSE(test, dmnic_rx_xdp_frame_ok(DMNIC_RXC_F_EOP |
-						       DMNIC_RXC_F_PAY));
-	KUNIT_EXPECT_FALSE(test, dmnic_rx_xdp_frame_ok(whole & ~DMNIC_RXC_F_EOP));
-	KUNIT_EXPECT_FALSE(test, dmnic_rx_xdp_frame_ok(whole & ~DMNIC_RXC_F_HDR));
-	KUNIT_EXPECT_FALSE(test, dmnic_rx_xdp_frame_ok(whole |
-						       DMNIC_RXC_F_SPLIT |
-						       DMNIC_RXC_F_PAY));
+static const struct dmnic_hds_case dmnic_hds_cases[] = {
+	/* no XDP: tcp-data-split decides (UNKNOWN counts as on) */
+	{ true, false, false, false, true },
+	{ true, true, false, false, true },
+	{ false, false, false, false, false },
+	/* single buffer XDP: never split, it needs whole frames */
+	{ true, false, true, false, false },
+	{ true, true, true, false, false },
+	/* multi-buffer XDP: split only if explicitly enabled */
+	{ true, false, true, true, false },
+	{ true, true, true, true, true },
+	{ false, false, true, true, false },
+};
+
+static void dmnic_test_hds_want(struct kunit *test)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(dmnic_hds_cases); i++) {
+		const struct dmnic_hds_case *c = &dmnic_hds_cases[i];
+
+		KUNIT_EXPECT_EQ_MSG(test, dmnic_hds_want(c->hds_enabled,
+							 c->hds_cfg_on, c->xdp,
+							 c->xdp_frags),
+				    c->want, "case %u", i);
+	}
+}
+
+static void dmnic_test_xdp_max_mtu(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, dmnic_xdp_max_mtu(false),
+			(unsigned int)DMNIC_XDP_MAX_MTU);
+	/* multi-buffer: anything the device takes (ping.py sets 9000) */
+	KUNIT_EXPECT_EQ(test, dmnic_xdp_max_mtu(true), DMNIC_MAX_MTU);
+	KUNIT_EXPECT_GE(test, dmnic_xdp_max_mtu(true), 9000U);
+}
+
+/*
+ * An xdp_buff laid out as an XDP queue builds it: a header page with XDP
+ * headroom and @hdr_len bytes, plus @nr payload frags of @frag_len bytes.
+ * The frags all point at @pay (offset 0, so they never coalesce); nothing
+ * is ever returned through the buff. Returns how many frags were added.
+ */
+static unsigned int dmnic_test_xbuf(struct xdp_buff *xdp,
+				    struct xdp_rxq_info *rxq, struct page *hdr,
+				    struct page *pay, u32 hdr_len,
+				    unsigned int nr, u32 frag_len)
+{
+	unsigned int i;
+
+	xdp_init_buff(xdp, PAGE_SIZE, rxq);
+	xdp_prepare_buff(xdp, page_address(hdr), DMNIC_XDP_HEADROOM, hdr_len,
+			 true);
+	for (i = 0; i < nr; i++)
+		if (!xdp_buff_add_frag(xdp, page_to_netmem(pay), 0, frag_len,
+				       PAGE_SIZE))
+			break;
+	return i;
+}
+
+static void dmnic_test_xdp_frags(struct kunit *test)
+{
+	struct dmnic_xdp_seg segs[DMNIC_TX_DESC_NEEDED];
+	struct xdp_rxq_info *rxq;
+	struct skb_shared_info *sinfo;
+	struct page *hdr, *pay;
+	struct xdp_buff xdp;
+	unsigned int i;
+
+	rxq = kunit_kzalloc(test, sizeof(*rxq), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, rxq);
+	hdr = alloc_page(GFP_KERNEL);
+	pay = alloc_page(GFP_KERNEL);
+	if (!hdr || !pay) {
+		if (hdr)
+			__free_page(hdr);
+		if (pay)
+			__free_page(pay);
+		KUNIT_FAIL(test, "no pages");
+		return;
+	}
+
+	/* a 9000 MTU frame unsplit: full header buffer + 4096 + rest */
+	KUNIT_EXPECT_EQ(test, dmnic_test_xbuf(&xdp, rxq, hdr, pay,
+					      DMNIC_XDP_BUF_LEN, 2, 4096), 2U);
+	xdp.data_end = xdp.data + DMNIC_XDP_BUF_LEN;
+	sinfo = xdp_get_shared_info_from_buff(&xdp);
+	skb_frag_size_set(&sinfo->frags[1], 9014 - DMNIC_XDP_BUF_LEN - 4096);
+	sinfo->xdp_frags_size = 9014 - DMNIC_XDP_BUF_LEN;
+	KUNIT_EXPECT_TRUE(test, xdp_buff_has_frags(&xdp));
+	KUNIT_EXPECT_EQ(test, xdp_get_buff_len(&xdp), 9014U);
+	KUNIT_EXPECT_EQ(test, sinfo->xdp_frags_truesize, (u32)(2 * PAGE_SIZE));
+	/* skb_shared_info sits behind the posted length, in the same page */
+	KUNIT_EXPECT_PTR_EQ(test, (void *)sinfo,
+			    page_address(hdr) + DMNIC_XDP_HEADROOM +
+			    DMNIC_XDP_BUF_LEN);
+
+	KUNIT_EXPECT_EQ(test, dmnic_xdp_tx_segs(&xdp, page_to_netmem(hdr), 0,
+						segs, ARRAY_SIZE(segs)), 3);
+	KUNIT_EXPECT_EQ(test, segs[0].netmem, page_to_netmem(hdr));
+	KUNIT_EXPECT_EQ(test, segs[0].off, (u32)DMNIC_XDP_HEADROOM);
+	KUNIT_EXPECT_EQ(test, segs[0].len, (u32)DMNIC_XDP_BUF_LEN);
+	KUNIT_EXPECT_EQ(test, segs[1].netmem, page_to_netmem(pay));
+	KUNIT_EXPECT_EQ(test, segs[1].off, 0U);
+	KUNIT_EXPECT_EQ(test, segs[1].len, 4096U);
+	KUNIT_EXPECT_EQ(test, segs[2].len,
+			(u32)(9014 - DMNIC_XDP_BUF_LEN - 4096));
+	/* a program moved the start (adjust_head): offset follows */
+	xdp.data += 14;
+	KUNIT_EXPECT_EQ(test, dmnic_xdp_tx_segs(&xdp, page_to_netmem(hdr), 64,
+						segs, ARRAY_SIZE(segs)), 3);
+	KUNIT_EXPECT_EQ(test, segs[0].off, (u32)(64 + DMNIC_XDP_HEADROOM + 14));
+	KUNIT_EXPECT_EQ(test, segs[0].len, (u32)(DMNIC_XDP_BUF_LEN - 14));
+	/* fewer descriptors than buffers: refused */
+	KUNIT_EXPECT_EQ(test, dmnic_xdp_tx_segs(&xdp, page_to_netmem(hdr), 0,
+						segs, 2), -E2BIG);
+	/* an empty linear part cannot be a descriptor */
+	xdp.data_end = xdp.data;
+	KUNIT_EXPECT_EQ(test, dmnic_xdp_tx_segs(&xdp, page_to_netmem(hdr), 0,
+						segs, ARRAY_SIZE(segs)), -EINVAL);
+
+	/* single buffer frame: one descriptor */
+	KUNIT_EXPECT_EQ(test, dmnic_test_xbuf(&xdp, rxq, hdr, pay, 60, 0, 0),
+			0U);
+	KUNIT_EXPECT_FALSE(test, xdp_buff_has_frags(&xdp));
+	KUNIT_EXPECT_EQ(test, dmnic_xdp_tx_segs(&xdp, page_to_netmem(hdr), 0,
+						segs, ARRAY_SIZE(segs)), 1);
+	KUNIT_EXPECT_EQ(test, segs[0].len, 60U);
+
+	/* MAX_SKB_FRAGS frags fit the descriptor array; one more is refused */
+	KUNIT_EXPECT_EQ(test, dmnic_test_xbuf(&xdp, rxq, hdr, pay, 100,
+					      MAX_SKB_FRAGS + 1, 3000),
+			(unsigned int)MAX_SKB_FRAGS);
+	sinfo = xdp_get_shared_info_from_buff(&xdp);
+	KUNIT_EXPECT_EQ(test, sinfo->nr_frags, (u8)MAX_SKB_FRAGS);
+	KUNIT_EXPECT_EQ(test, xdp_get_buff_len(&xdp),
+			100U + MAX_SKB_FRAGS * 3000U);
+	i = 100 + MAX_SKB_FRAGS * 3000;
+	KUNIT_EXPECT_EQ(test, dmnic_xdp_tx_segs(&xdp, page_to_netmem(hdr), 0,
+						segs, ARRAY_SIZE(segs)),
+			i > DMNIC_TX_MAX_FRAME ? -E2BIG :
+			(int)MAX_SKB_FRAGS + 1);
+	/* longer than the device sends in one packet */
+	dmnic_test_xbuf(&xdp, rxq, hdr, pay, 100, 16, 4096);
+	KUNIT_EXPECT_EQ(test, dmnic_xdp_tx_segs(&xdp, page_to_netmem(hdr), 0,
+						segs, ARRAY_SIZE(segs)),
+			-E2BIG);
+	/* an empty frag (the device takes 1..65536 bytes a descriptor) */
+	dmnic_test_xbuf(&xdp, rxq, hdr, pay, 100, 2, 1000);
+	skb_frag_size_set(&sinfo->frags[1], 0);
+	KUNIT_EXPECT_EQ(test, dmnic_xdp_tx_segs(&xdp, page_to_netmem(hdr), 0,
+						segs, ARRAY_SIZE(segs)), -EINVAL);
+
+	__free_page(hdr);
+	__free_page(pay);
 }
 
 static void dmnic_test_xdp_layout(struct kunit *test)
@@ -591,7 +730,9 @@ static void dmnic_test_qerr_backoff(struct kunit *test)
 }
 
 static struct kunit_case dmnic_xdp_qerr_test_cases[] = {
-	KUNIT_CASE(dmnic_test_xdp_frame_ok),
+	KUNIT_CASE(dmnic_test_hds_want),
+	KUNIT_CASE(dmnic_test_xdp_max_mtu),
+	KUNIT_CASE(dmnic_test_xdp_frags),
 	KUNIT_CASE(dmnic_test_xdp_layout),
 	KUNIT_CASE(dmnic_test_qerr_backoff),
 	{}

@@ -12,12 +12,16 @@
  * (devmem TX) carry DMA addresses owned by the binding: they are never
  * mapped or unmapped here.
  *
- * XDP (single buffer): with a program attached header split is off and the
- * header buffers are whole pages with XDP headroom, so every frame up to
- * the XDP MTU arrives whole in one readable buffer, where the program runs.
- * XDP never sees payload buffers, so it never touches unreadable memory
- * (the core refuses XDP while a memory provider is bound, and vice versa).
- * XDP_TX frames go out on the TX ring of the same queue pair.
+ * XDP: with a program attached the header buffers are whole pages with
+ * XDP headroom and room for skb_shared_info, and header split is off
+ * (unless a multi-buffer program runs and tcp-data-split was explicitly
+ * enabled). The header buffer is the xdp_buff's linear part; the payload
+ * buffers of a longer frame become its frags. A single buffer program gets
+ * only frames without frags (up to the XDP MTU); others are dropped.
+ * XDP_PASS builds the skb around the buffers (xdp_build_skb_from_buff),
+ * XDP_TX sends the header buffer and frags as one multi-descriptor packet
+ * on the TX ring of the same queue pair. XDP never sees unreadable memory:
+ * the core refuses XDP while a memory provider is bound, and vice versa.
  */
 
 #include <linux/dma-mapping.h>
@@ -125,15 +129,73 @@ enum pkt_hash_types dmnic_rx_hash_type(u8 rss_type)
 }
 
 /*
- * Single buffer XDP sees a frame only if it arrived whole in the header
- * buffer: one completion (SOP and EOP) with the header buffer and no
- * payload buffer. Longer frames spill into payload buffers: dropped.
+ * Whether the queues split headers: tcp-data-split on (@hds_enabled, also
+ * the UNKNOWN default). With an XDP program only for a multi-buffer program
+ * and an explicit ENABLED: a single buffer program needs whole frames in
+ * the header buffer, and by default XDP sees frames unsplit.
  */
-bool dmnic_rx_xdp_frame_ok(u32 flags)
+bool dmnic_hds_want(bool hds_enabled, bool hds_cfg_on, bool xdp,
+		    bool xdp_frags)
 {
-	u32 want = DMNIC_RXC_F_SOP | DMNIC_RXC_F_EOP | DMNIC_RXC_F_HDR;
+	if (!hds_enabled)
+		return false;
+	if (!xdp)
+		return true;
+	return xdp_frags && hds_cfg_on;
+}
 
-	return (flags & (want | DMNIC_RXC_F_PAY)) == want;
+/*
+ * Largest MTU an XDP program allows: a single buffer program must get
+ * every frame in one header buffer; a multi-buffer program gets the rest
+ * of a longer frame as frags (payload buffers).
+ */
+unsigned int dmnic_xdp_max_mtu(bool xdp_frags)
+{
+	return xdp_frags ? DMNIC_MAX_MTU : DMNIC_XDP_MAX_MTU;
+}
+
+/*
+ * The TX descriptors of an XDP_TX frame: the linear part, in header buffer
+ * @hdr (xdp->data_hard_start is at @hdr_off in it), then every frag.
+ * Returns the number of segments, -E2BIG if the device cannot send the
+ * frame as one packet (more than @max descriptors, or longer than
+ * DMNIC_TX_MAX_FRAME), -EINVAL for an empty segment (a descriptor carries
+ * 1..65536 bytes).
+ */
+int dmnic_xdp_tx_segs(const struct xdp_buff *xdp, netmem_ref hdr,
+		      u32 hdr_off, struct dmnic_xdp_seg *segs,
+		      unsigned int max)
+{
+	const struct skb_shared_info *sinfo = NULL;
+	u32 nr_frags = 0, total, i;
+
+	if (xdp_buff_has_frags(xdp)) {
+		sinfo = xdp_get_shared_info_from_buff(xdp);
+		nr_frags = sinfo->nr_frags;
+	}
+	if (!max || nr_frags > max - 1)
+		return -E2BIG;
+
+	total = xdp->data_end - xdp->data;
+	if (!total)
+		return -EINVAL;
+	segs[0].netmem = hdr;
+	segs[0].off = hdr_off + (xdp->data - xdp->data_hard_start);
+	segs[0].len = total;
+	for (i = 0; i < nr_frags; i++) {
+		const skb_frag_t *frag = &sinfo->frags[i];
+		struct dmnic_xdp_seg *seg = &segs[i + 1];
+
+		seg->netmem = skb_frag_netmem(frag);
+		seg->off = skb_frag_off(frag);
+		seg->len = skb_frag_size(frag);
+		if (!seg->len)
+			return -EINVAL;
+		total += seg->len;
+	}
+	if (total > DMNIC_TX_MAX_FRAME)
+		return -E2BIG;
+	return nr_frags + 1;
 }
 
 static u32 dmnic_gen_flip(u32 gen, u32 bit)
@@ -508,7 +570,43 @@ static void dmnic_bufq_reset(struct dmnic_bufq *bq)
 	bq->head = 0;
 }
 
-/* Take the buffer with device ID @id back from the ring. */
+/*
+ * Give back the frame an XDP queue was assembling: its header buffer and
+ * every payload buffer attached as a frag. @napi: in NAPI context.
+ */
+static void dmnic_rx_xbuf_put(struct dmnic_rx_queue *rx, bool napi)
+{
+	struct xdp_buff *xdp = &rx->xbuf;
+	struct skb_shared_info *sinfo;
+	netmem_ref netmem;
+	u32 i;
+
+	if (!rx->xbuf_hdr)
+		return;
+	if (xdp_buff_has_frags(xdp)) {
+		sinfo = xdp_get_shared_info_from_buff(xdp);
+		for (i = 0; i < sinfo->nr_frags; i++) {
+			netmem = skb_frag_netmem(&sinfo->frags[i]);
+			page_pool_put_full_netmem(netmem_get_pp(netmem), netmem,
+						  napi);
+		}
+		xdp_buff_clear_frags_flag(xdp);
+	}
+	page_pool_put_full_netmem(rx->hdr.pool, rx->xbuf_hdr, napi);
+	rx->xbuf_hdr = 0;
+}
+
+/* Forget the packet being assembled (queue stopped or freed). */
+static void dmnic_rx_pending_free(struct dmnic_rx_queue *rx)
+{
+	if (rx->skb) {
+		dev_kfree_skb_any(rx->skb);
+		rx->skb = NULL;
+	}
+	dmnic_rx_xbuf_put(rx, false);
+	rx->skb_bad = false;
+}
+
 /*
  * Take the buffer with device ID @id back from the ring. The device uses
  * buffers in ring order, so posted slots between the expected one and @id
@@ -651,7 +749,8 @@ int dmnic_rx_alloc(struct dmnic *dm, struct dmnic_rx_queue *rx,
 		return PTR_ERR(pp);
 	rx->hdr.pool = pp;
 
-	pp = dmnic_create_pool(dm, idx, napi, size, rx->hds, false);
+	/* XDP_TX also sends frags, straight from the payload buffers. */
+	pp = dmnic_create_pool(dm, idx, napi, size, rx->hds, rx->xdp);
 	if (IS_ERR(pp)) {
 		err = PTR_ERR(pp);
 		goto err_free;
@@ -670,7 +769,9 @@ int dmnic_rx_alloc(struct dmnic *dm, struct dmnic_rx_queue *rx,
 	if (err)
 		goto err_free;
 
-	/* XDP runs on the header buffers only: they come from rx->hdr.pool. */
+	/* The xdp_buff's linear part is a header buffer (rx->hdr.pool); its
+	 * frags, payload buffers, are returned to their own pool.
+	 */
 	err = xdp_rxq_info_reg(&rx->xdp_rxq, dm->netdev, idx,
 			       napi ? napi->napi_id : 0);
 	if (err)
@@ -697,10 +798,7 @@ err_free:
 
 void dmnic_rx_free(struct dmnic *dm, struct dmnic_rx_queue *rx)
 {
-	if (rx->skb) {
-		dev_kfree_skb_any(rx->skb);
-		rx->skb = NULL;
-	}
+	dmnic_rx_pending_free(rx);
 	if (xdp_rxq_info_is_reg(&rx->xdp_rxq))
 		xdp_rxq_info_unreg(&rx->xdp_rxq);
 	dmnic_bufq_free(dm, &rx->hdr);
@@ -726,11 +824,7 @@ void dmnic_rx_hw_start(struct dmnic *dm, struct dmnic_rx_queue *rx)
 	/* Buffer rings start empty at index 0 (DEV is reset by the enable).
 	 * When an old queue is restarted, reclaim what it still had posted.
 	 */
-	if (rx->skb) {
-		dev_kfree_skb_any(rx->skb);
-		rx->skb = NULL;
-	}
-	rx->skb_bad = false;
+	dmnic_rx_pending_free(rx);
 	dmnic_bufq_reset(&rx->hdr);
 	dmnic_bufq_reset(&rx->pay);
 	dmnic_wr32(dm, DMNIC_QREG(q, DMNIC_Q_HBR + DMNIC_RING_DRV), 0);
@@ -749,37 +843,57 @@ static void dmnic_rx_drop(struct dmnic_rx_queue *rx)
 	if (rx->skb)
 		dev_kfree_skb_any(rx->skb);	/* recycles its frags */
 	rx->skb = NULL;
+	dmnic_rx_xbuf_put(rx, true);
 	rx->skb_bad = false;
 	u64_stats_update_begin(&rx->stats.syncp);
 	rx->stats.drops++;
 	u64_stats_update_end(&rx->stats.syncp);
 }
 
-/* XDP_TX: queue the frame on the TX ring of the same queue pair. */
+/*
+ * XDP_TX: queue the frame (header buffer @hdr and its frags) on the TX ring
+ * of the same queue pair, one descriptor per buffer. The TX completion
+ * gives every buffer back to its page pool.
+ */
 static bool dmnic_xdp_tx(struct dmnic *dm, struct dmnic_napi *qv,
-			 netmem_ref netmem, u32 off, u32 len)
+			 const struct xdp_buff *xdp, netmem_ref hdr)
 {
 	struct netdev_queue *txq = netdev_get_tx_queue(dm->netdev, qv->idx);
+	struct dmnic_xdp_seg segs[DMNIC_TX_DESC_NEEDED];
+	struct device *dev = &dm->pdev->dev;
 	struct dmnic_tx_ring *tx = &qv->tx;
-	struct dmnic_tx_buf *b;
-	dma_addr_t dma;
+	dma_addr_t dma[DMNIC_TX_DESC_NEEDED];
+	u32 mask = tx->size - 1, first, hdr_off;
+	int i, n;
 	bool ok = false;
 
-	dma = page_pool_get_dma_addr_netmem(netmem) + off;
-	dma_sync_single_for_device(&dm->pdev->dev, dma, len, DMA_BIDIRECTIONAL);
+	hdr_off = xdp->data_hard_start - (void *)netmem_address(hdr);
+	n = dmnic_xdp_tx_segs(xdp, hdr, hdr_off, segs, ARRAY_SIZE(segs));
+	if (n < 0)
+		return false;
+	for (i = 0; i < n; i++) {
+		dma[i] = page_pool_get_dma_addr_netmem(segs[i].netmem) +
+			 segs[i].off;
+		dma_sync_single_for_device(dev, dma[i], segs[i].len,
+					   DMA_BIDIRECTIONAL);
+	}
 
 	/* The ring is shared with ndo_start_xmit of this queue. */
 	__netif_tx_lock(txq, smp_processor_id());
-	if (dmnic_ring_space(tx->head, tx->tail, tx->size)) {
-		b = &tx->bufs[tx->tail];
-		b->skb = NULL;
-		b->dma = 0;
-		b->single = false;
-		b->len = len;
-		b->xdp_netmem = netmem;
-		dmnic_tx_desc_fill(&tx->desc[tx->tail], dma, len, tx->tail, true,
-				   NULL);
-		tx->tail = (tx->tail + 1) & (tx->size - 1);
+	if (dmnic_ring_space(tx->head, tx->tail, tx->size) >= n) {
+		first = tx->tail;
+		for (i = 0; i < n; i++) {
+			struct dmnic_tx_buf *b = &tx->bufs[tx->tail];
+
+			b->skb = NULL;
+			b->dma = 0;
+			b->single = false;
+			b->len = segs[i].len;
+			b->xdp_netmem = segs[i].netmem;
+			dmnic_tx_desc_fill(&tx->desc[tx->tail], dma[i],
+					   segs[i].len, first, i == n - 1, NULL);
+			tx->tail = (tx->tail + 1) & mask;
+		}
 		txq_trans_cond_update(txq);
 		dmnic_wr32(dm, DMNIC_QREG(qv->idx, DMNIC_Q_TXD + DMNIC_RING_DRV),
 			   tx->tail);
@@ -793,38 +907,221 @@ static bool dmnic_xdp_tx(struct dmnic *dm, struct dmnic_napi *qv,
 }
 
 /*
- * Run the XDP program on a whole frame in a header buffer (@data, @len).
- * Returns XDP_PASS with @data, @len and @metasize updated, or another
- * verdict when the frame was consumed (recycled or queued for XDP_TX).
+ * Take the header buffer a SOP completion names and check its length.
+ * Returns 0 (after recycling the buffer or restarting the queue) if it
+ * cannot be used; else the buffer, synced for the CPU.
  */
-static u32 dmnic_run_xdp(struct dmnic *dm, struct dmnic_napi *qv,
-			 struct bpf_prog *prog, netmem_ref netmem, u32 offset,
-			 void **data, u32 *len, u32 *metasize)
+static netmem_ref dmnic_rx_take_hdr(struct dmnic *dm, struct dmnic_rx_queue *rx,
+				    const struct dmnic_rx_cmpl *c, u32 *offset)
+{
+	u32 hdr_len = le16_to_cpu(c->hdr_len), lost = 0;
+	netmem_ref netmem;
+
+	netmem = dmnic_bufq_take(&rx->hdr, le16_to_cpu(c->hdr_id), offset,
+				 &lost);
+	if (unlikely(lost)) {
+		/* one header buffer per packet: these packets were lost */
+		u64_stats_update_begin(&rx->stats.syncp);
+		rx->stats.drops += lost;
+		u64_stats_update_end(&rx->stats.syncp);
+	}
+	if (unlikely(!netmem)) {
+		/* an ID that is not posted: restart RX to reclaim the ring */
+		dmnic_queue_bad(dm, rx->idx, false, "bad RX header buffer ID");
+		return 0;
+	}
+	if (unlikely(!hdr_len || hdr_len > rx->hdr.post_len)) {
+		page_pool_put_netmem(rx->hdr.pool, netmem, -1, true);
+		return 0;
+	}
+	page_pool_dma_sync_netmem_for_cpu(rx->hdr.pool, netmem,
+					  *offset + rx->hdr.headroom, hdr_len);
+	return netmem;
+}
+
+/* SOP: copy the header buffer into a new skb's linear area. */
+static struct sk_buff *dmnic_rx_start_skb(struct dmnic *dm,
+					  struct dmnic_napi *qv,
+					  const struct dmnic_rx_cmpl *c)
 {
 	struct dmnic_rx_queue *rx = &qv->rx;
-	void *hard_start = netmem_address(netmem) + offset;
-	u32 pkt_len = *len;
-	struct xdp_buff xdp;
-	u32 act;
+	u32 hdr_len = le16_to_cpu(c->hdr_len), offset;
+	struct sk_buff *skb;
+	netmem_ref netmem;
+	void *data;
 
-	xdp_init_buff(&xdp, rx->hdr.buf_size, &rx->xdp_rxq);
-	xdp_prepare_buff(&xdp, hard_start, rx->hdr.headroom, *len, true);
-	act = bpf_prog_run_xdp(prog, &xdp);
+	netmem = dmnic_rx_take_hdr(dm, rx, c, &offset);
+	if (!netmem)
+		return NULL;
+
+	/* The header pool never holds unreadable memory. */
+	data = netmem_address(netmem) + offset + rx->hdr.headroom;
+	skb = napi_alloc_skb(&qv->napi, hdr_len);
+	if (skb) {
+		skb_put_data(skb, data, hdr_len);
+		skb_mark_for_recycle(skb);
+	}
+	page_pool_put_netmem(rx->hdr.pool, netmem, -1, true);
+	return skb;
+}
+
+/*
+ * SOP on an XDP queue: the header buffer (a whole page with XDP headroom
+ * and room for skb_shared_info) becomes the linear part of an xdp_buff.
+ */
+static bool dmnic_rx_start_xdp(struct dmnic *dm, struct dmnic_rx_queue *rx,
+			       const struct dmnic_rx_cmpl *c)
+{
+	u32 offset;
+	netmem_ref netmem;
+
+	netmem = dmnic_rx_take_hdr(dm, rx, c, &offset);
+	if (!netmem)
+		return false;
+	xdp_init_buff(&rx->xbuf, rx->hdr.buf_size, &rx->xdp_rxq);
+	xdp_prepare_buff(&rx->xbuf, netmem_address(netmem) + offset,
+			 rx->hdr.headroom, le16_to_cpu(c->hdr_len), true);
+	rx->xbuf_hdr = netmem;
+	return true;
+}
+
+static void dmnic_rx_add_payload(struct dmnic *dm, struct dmnic_rx_queue *rx,
+				 const struct dmnic_rx_cmpl *c)
+{
+	u32 len = le32_to_cpu(c->pay_len), offset, lost = 0;
+	struct sk_buff *skb = rx->skb;
+	netmem_ref netmem;
+
+	netmem = dmnic_bufq_take(&rx->pay, le16_to_cpu(c->pay_id), &offset,
+				 &lost);
+	if (unlikely(!netmem)) {
+		dmnic_queue_bad(dm, rx->idx, false, "bad RX payload buffer ID");
+		rx->skb_bad = true;
+		return;
+	}
+	if (rx->xdp) {
+		/* XDP reads frags: never attach unreadable memory (the core
+		 * keeps XDP and memory providers apart; be sure anyway).
+		 */
+		if (unlikely(!rx->xbuf_hdr || rx->skb_bad || !len ||
+			     len > rx->pay.buf_size ||
+			     netmem_is_net_iov(netmem)))
+			goto bad;
+		page_pool_dma_sync_netmem_for_cpu(rx->pay.pool, netmem, offset,
+						  len);
+		if (unlikely(!xdp_buff_add_frag(&rx->xbuf, netmem, offset, len,
+						rx->pay.buf_size)))
+			goto bad;
+		return;
+	}
+	if (unlikely(!skb || rx->skb_bad || !len || len > rx->pay.buf_size ||
+		     skb_shinfo(skb)->nr_frags >= MAX_SKB_FRAGS))
+		goto bad;
+	/* No-op for devmem: the binding's memory is never synced. */
+	page_pool_dma_sync_netmem_for_cpu(rx->pay.pool, netmem, offset, len);
+	skb_add_rx_frag_netmem(skb, skb_shinfo(skb)->nr_frags, netmem, offset,
+			       len, rx->pay.buf_size);
+	return;
+
+bad:
+	page_pool_put_netmem(rx->pay.pool, netmem, -1, true);
+	rx->skb_bad = true;
+}
+
+/* EOP: checksum, hash, hand to GRO. skb->protocol is already set. */
+static void dmnic_rx_deliver(struct dmnic *dm, struct dmnic_rx_queue *rx,
+			     struct napi_struct *napi, struct sk_buff *skb,
+			     const struct dmnic_rx_cmpl *c, u32 flags)
+{
+	enum dmnic_rx_verdict verdict;
+
+	verdict = dmnic_rx_verdict(flags, skb_shinfo(skb)->nr_frags,
+				   skb_frags_readable(skb),
+				   dm->netdev->features & NETIF_F_RXCSUM);
+	if (verdict == DMNIC_RX_DROP) {
+		rx->skb = skb;
+		dmnic_rx_drop(rx);
+		return;
+	}
+	skb_checksum_none_assert(skb);
+	if (verdict == DMNIC_RX_PASS_CSUM_OK)
+		skb->ip_summed = CHECKSUM_UNNECESSARY;
+
+	if ((flags & DMNIC_RXC_F_RSS) && (dm->netdev->features & NETIF_F_RXHASH))
+		skb_set_hash(skb, le32_to_cpu(c->rss_hash),
+			     dmnic_rx_hash_type(c->rss_type));
+
+	skb_record_rx_queue(skb, rx->idx);
+
+	u64_stats_update_begin(&rx->stats.syncp);
+	rx->stats.packets++;
+	rx->stats.bytes += le32_to_cpu(c->pkt_len);
+	if (skb->ip_summed == CHECKSUM_UNNECESSARY)
+		rx->stats.csum_unnecessary++;
+	else
+		rx->stats.csum_none++;
+	if (flags & DMNIC_RXC_F_SPLIT)
+		rx->stats.hds_split++;
+	u64_stats_update_end(&rx->stats.syncp);
+
+	napi_gro_receive(napi, skb);
+}
+
+static void dmnic_rx_finish(struct dmnic *dm, struct dmnic_rx_queue *rx,
+			    struct napi_struct *napi,
+			    const struct dmnic_rx_cmpl *c, u32 flags)
+{
+	struct sk_buff *skb = rx->skb;
+
+	rx->skb = NULL;
+	skb->protocol = eth_type_trans(skb, dm->netdev);
+	dmnic_rx_deliver(dm, rx, napi, skb, c, flags);
+}
+
+/*
+ * EOP on an XDP queue: run the program on the assembled frame (header
+ * buffer plus frags) and act on the verdict. A single buffer program never
+ * sees a frame with frags: such frames (longer than the XDP MTU) are
+ * dropped. Without a program (it is being detached) the frame passes.
+ */
+static void dmnic_rx_finish_xdp(struct dmnic *dm, struct dmnic_napi *qv,
+				const struct dmnic_rx_cmpl *c, u32 flags,
+				struct bpf_prog *prog)
+{
+	struct dmnic_rx_queue *rx = &qv->rx;
+	struct xdp_buff *xdp = &rx->xbuf;
+	u32 pkt_len = xdp_get_buff_len(xdp);
+	struct sk_buff *skb;
+	u32 act = XDP_PASS;
+
+	if (prog) {
+		if (xdp_buff_has_frags(xdp) && !prog->aux->xdp_has_frags) {
+			dmnic_rx_drop(rx);
+			return;
+		}
+		act = bpf_prog_run_xdp(prog, xdp);
+	}
 	switch (act) {
 	case XDP_PASS:
-		*data = xdp.data;
-		*len = xdp.data_end - xdp.data;
-		*metasize = xdp.data - xdp.data_meta;
-		return XDP_PASS;
+		/* The skb takes over the header page and the frags. */
+		skb = xdp_build_skb_from_buff(xdp);
+		if (unlikely(!skb)) {
+			dmnic_rx_drop(rx);
+			return;
+		}
+		rx->xbuf_hdr = 0;
+		dmnic_rx_deliver(dm, rx, &qv->napi, skb, c, flags);
+		return;
 	case XDP_TX:
-		if (dmnic_xdp_tx(dm, qv, netmem, xdp.data - hard_start + offset,
-				 xdp.data_end - xdp.data)) {
+		if (dmnic_xdp_tx(dm, qv, xdp, rx->xbuf_hdr)) {
+			/* the TX completion recycles the buffers */
+			rx->xbuf_hdr = 0;
 			u64_stats_update_begin(&rx->stats.syncp);
 			rx->stats.packets++;
 			rx->stats.bytes += pkt_len;
 			rx->stats.xdp_tx++;
 			u64_stats_update_end(&rx->stats.syncp);
-			return XDP_TX;
+			return;
 		}
 		u64_stats_update_begin(&rx->stats.syncp);
 		rx->stats.xdp_tx_errors++;
@@ -846,142 +1143,7 @@ static u32 dmnic_run_xdp(struct dmnic *dm, struct dmnic_napi *qv,
 	rx->stats.bytes += pkt_len;
 	rx->stats.xdp_drops++;
 	u64_stats_update_end(&rx->stats.syncp);
-	page_pool_put_full_netmem(rx->hdr.pool, netmem, true);
-	return XDP_DROP;
-}
-
-/*
- * SOP: run XDP on the header buffer if a program is attached, then copy it
- * into a new skb's linear area. Returns NULL when there is no skb to build:
- * *consumed is then true if XDP took the frame, false on an error.
- */
-static struct sk_buff *dmnic_rx_start_skb(struct dmnic *dm,
-					  struct dmnic_napi *qv,
-					  const struct dmnic_rx_cmpl *c,
-					  u32 flags, struct bpf_prog *prog,
-					  bool *consumed)
-{
-	struct dmnic_rx_queue *rx = &qv->rx;
-	u32 hdr_len = le16_to_cpu(c->hdr_len), offset, metasize = 0;
-	struct sk_buff *skb = NULL;
-	netmem_ref netmem;
-	u32 lost = 0;
-	void *data;
-
-	netmem = dmnic_bufq_take(&rx->hdr, le16_to_cpu(c->hdr_id), &offset,
-				 &lost);
-	if (unlikely(lost)) {
-		/* one header buffer per packet: these packets were lost */
-		u64_stats_update_begin(&rx->stats.syncp);
-		rx->stats.drops += lost;
-		u64_stats_update_end(&rx->stats.syncp);
-	}
-	if (unlikely(!netmem)) {
-		/* an ID that is not posted: restart RX to reclaim the ring */
-		dmnic_queue_bad(dm, rx->idx, false, "bad RX header buffer ID");
-		return NULL;
-	}
-	if (unlikely(!hdr_len || hdr_len > rx->hdr.post_len))
-		goto out_put;
-
-	page_pool_dma_sync_netmem_for_cpu(rx->hdr.pool, netmem,
-					  offset + rx->hdr.headroom, hdr_len);
-	/* The header pool never holds unreadable memory. */
-	data = netmem_address(netmem) + offset + rx->hdr.headroom;
-
-	if (prog) {
-		/* Single buffer XDP: a frame that spilled into payload
-		 * buffers (longer than the XDP MTU) is dropped.
-		 */
-		if (!dmnic_rx_xdp_frame_ok(flags))
-			goto out_put;
-		if (dmnic_run_xdp(dm, qv, prog, netmem, offset, &data,
-				  &hdr_len, &metasize) != XDP_PASS) {
-			*consumed = true;
-			return NULL;
-		}
-	}
-
-	skb = napi_alloc_skb(&qv->napi, metasize + hdr_len);
-	if (skb) {
-		skb_put_data(skb, data - metasize, metasize + hdr_len);
-		if (metasize) {
-			__skb_pull(skb, metasize);
-			skb_metadata_set(skb, metasize);
-		}
-		skb_mark_for_recycle(skb);
-	}
-out_put:
-	page_pool_put_netmem(rx->hdr.pool, netmem, -1, true);
-	return skb;
-}
-
-static void dmnic_rx_add_payload(struct dmnic *dm, struct dmnic_rx_queue *rx,
-				 const struct dmnic_rx_cmpl *c)
-{
-	u32 len = le32_to_cpu(c->pay_len), offset, lost = 0;
-	struct sk_buff *skb = rx->skb;
-	netmem_ref netmem;
-
-	netmem = dmnic_bufq_take(&rx->pay, le16_to_cpu(c->pay_id), &offset,
-				 &lost);
-	if (unlikely(!netmem)) {
-		dmnic_queue_bad(dm, rx->idx, false, "bad RX payload buffer ID");
-		rx->skb_bad = true;
-		return;
-	}
-	if (unlikely(!skb || rx->skb_bad || !len || len > rx->pay.buf_size ||
-		     skb_shinfo(skb)->nr_frags >= MAX_SKB_FRAGS)) {
-		page_pool_put_netmem(rx->pay.pool, netmem, -1, true);
-		rx->skb_bad = true;
-		return;
-	}
-	/* No-op for devmem: the binding's memory is never synced. */
-	page_pool_dma_sync_netmem_for_cpu(rx->pay.pool, netmem, offset, len);
-	skb_add_rx_frag_netmem(skb, skb_shinfo(skb)->nr_frags, netmem, offset,
-			       len, rx->pay.buf_size);
-}
-
-/* EOP: checksum, hash, hand to GRO. */
-static void dmnic_rx_finish(struct dmnic *dm, struct dmnic_rx_queue *rx,
-			    struct napi_struct *napi,
-			    const struct dmnic_rx_cmpl *c, u32 flags)
-{
-	struct sk_buff *skb = rx->skb;
-	enum dmnic_rx_verdict verdict;
-
-	rx->skb = NULL;
-	verdict = dmnic_rx_verdict(flags, skb_shinfo(skb)->nr_frags,
-				   skb_frags_readable(skb),
-				   dm->netdev->features & NETIF_F_RXCSUM);
-	if (verdict == DMNIC_RX_DROP) {
-		rx->skb = skb;
-		dmnic_rx_drop(rx);
-		return;
-	}
-	skb_checksum_none_assert(skb);
-	if (verdict == DMNIC_RX_PASS_CSUM_OK)
-		skb->ip_summed = CHECKSUM_UNNECESSARY;
-
-	if ((flags & DMNIC_RXC_F_RSS) && (dm->netdev->features & NETIF_F_RXHASH))
-		skb_set_hash(skb, le32_to_cpu(c->rss_hash),
-			     dmnic_rx_hash_type(c->rss_type));
-
-	skb_record_rx_queue(skb, rx->idx);
-	skb->protocol = eth_type_trans(skb, dm->netdev);
-
-	u64_stats_update_begin(&rx->stats.syncp);
-	rx->stats.packets++;
-	rx->stats.bytes += le32_to_cpu(c->pkt_len);
-	if (skb->ip_summed == CHECKSUM_UNNECESSARY)
-		rx->stats.csum_unnecessary++;
-	else
-		rx->stats.csum_none++;
-	if (flags & DMNIC_RXC_F_SPLIT)
-		rx->stats.hds_split++;
-	u64_stats_update_end(&rx->stats.syncp);
-
-	napi_gro_receive(napi, skb);
+	dmnic_rx_xbuf_put(rx, true);
 }
 
 static int dmnic_rx_clean(struct dmnic *dm, struct dmnic_napi *qv, int budget)
@@ -991,13 +1153,13 @@ static int dmnic_rx_clean(struct dmnic *dm, struct dmnic_napi *qv, int budget)
 	unsigned int done = 0, seen = 0;
 	struct bpf_prog *prog = NULL;
 
-	/* Only queues built for XDP (headroom, whole frames) run it. */
+	/* Only queues built for XDP (headroom, whole pages) run it. */
 	if (rx->xdp)
 		prog = READ_ONCE(dm->xdp_prog);
 
 	while (done < budget && seen < rx->cmpl_size) {
 		struct dmnic_rx_cmpl *c = &rx->cmpl[rx->cmpl_head];
-		bool consumed = false;
+		bool started = false;
 		u32 flags;
 
 		if (!dmnic_rx_cmpl_valid(c, rx->cmpl_gen))
@@ -1006,26 +1168,29 @@ static int dmnic_rx_clean(struct dmnic *dm, struct dmnic_napi *qv, int budget)
 		flags = le32_to_cpu(c->flags);
 
 		if (flags & DMNIC_RXC_F_SOP) {
-			if (unlikely(rx->skb || rx->skb_bad))
+			if (unlikely(rx->skb || rx->xbuf_hdr || rx->skb_bad))
 				dmnic_rx_drop(rx);	/* EOP never came */
-			if (flags & DMNIC_RXC_F_HDR)
-				rx->skb = dmnic_rx_start_skb(dm, qv, c, flags,
-							     prog, &consumed);
-			if (!rx->skb && !consumed)
+			if ((flags & DMNIC_RXC_F_HDR) && rx->xdp) {
+				started = dmnic_rx_start_xdp(dm, rx, c);
+			} else if (flags & DMNIC_RXC_F_HDR) {
+				rx->skb = dmnic_rx_start_skb(dm, qv, c);
+				started = rx->skb;
+			}
+			if (!started)
 				rx->skb_bad = true;
 		}
 		if (flags & DMNIC_RXC_F_PAY)
 			dmnic_rx_add_payload(dm, rx, c);
 
-		/* A frame XDP consumed (DROP, TX) needs nothing more. */
-		if ((flags & DMNIC_RXC_F_EOP) && !consumed) {
-			if (rx->skb_bad || !rx->skb)
+		if (flags & DMNIC_RXC_F_EOP) {
+			if (rx->skb_bad || (!rx->skb && !rx->xbuf_hdr))
 				dmnic_rx_drop(rx);
+			else if (rx->xdp)
+				dmnic_rx_finish_xdp(dm, qv, c, flags, prog);
 			else
 				dmnic_rx_finish(dm, rx, napi, c, flags);
-		}
-		if (flags & DMNIC_RXC_F_EOP)
 			done++;
+		}
 
 		rx->cmpl_head = (rx->cmpl_head + 1) & (rx->cmpl_size - 1);
 		if (!rx->cmpl_head)
