@@ -17,293 +17,41 @@
 #include "standard-headers/linux/pci_regs.h"
 #include "qobject/qdict.h"
 #include "devmem-lab-pkt.h"
+#include "devmem-lab-util.h"
+#include "devmem-lab-nic.h"
+#include "devmem-lab-accel.h"
 #include "../../hw/net/devmem-nic/devmem-nic-regs.h"
 #include "../../hw/misc/fake-accel/fake-accel-regs.h"
 
-#define HBUF_LEN        256
-#define PBUF_LEN        4096
-#define MAX_BUFS        128
-#define FRAME_MAX       70000
-#define NQ              4
-
-typedef struct DQ {
-    uint64_t ring[5];
-    uint32_t size[5];
-    uint32_t hbr_tail;
-    uint32_t pbr_tail;
-    uint32_t rxc_head;
-    bool rxc_gen;
-    uint32_t txd_tail;
-    uint32_t txc_head;
-    uint64_t hbuf[MAX_BUFS];
-    uint32_t hlen[MAX_BUFS];
-    uint64_t pbuf[MAX_BUFS];
-    uint32_t plen[MAX_BUFS];
-} DQ;
-
-typedef struct DN {
-    QOSState *qs;
-    QTestState *qts;
-    QPCIDevice *dev;
-    QPCIBar regs;
-    uint64_t regs_size;
-    int sv[2];
-    uint64_t frames;
-    unsigned nq;
-    DQ q[NQ];
-} DN;
-
-typedef struct Cpl {
-    uint16_t hdr_id;
-    uint16_t hdr_len;
-    uint16_t pay_id;
-    uint8_t rss_type;
-    uint32_t pay_len;
-    uint32_t pkt_len;
-    uint32_t hash;
-    uint16_t vlan;
-    uint16_t l4_off;
-    uint16_t rule;
-    uint32_t flags;
-} Cpl;
-
-static const uint16_t ring_off[5] = {
-    DMNIC_Q_HBR, DMNIC_Q_PBR, DMNIC_Q_RXC, DMNIC_Q_TXD, DMNIC_Q_TXC,
-};
-static const uint32_t ring_esize[5] = {
-    DMNIC_RXD_SIZE, DMNIC_RXD_SIZE, DMNIC_RXC_SIZE, DMNIC_TXD_SIZE,
-    DMNIC_TXC_SIZE,
-};
-enum { HBR, PBR, RXC, TXD, TXC };
-
 /* ------------------------------------------------------------------ */
-/* Register and memory helpers                                         */
+/* Harness (the rest is in devmem-lab-nic.c)                           */
 /* ------------------------------------------------------------------ */
 
-static uint32_t rd(DN *s, uint32_t off)
+static void dn_start(DnState *s, const char *extra)
 {
-    return qpci_io_readl(s->dev, s->regs, off);
-}
-
-static void wr(DN *s, uint32_t off, uint32_t val)
-{
-    qpci_io_writel(s->dev, s->regs, off, val);
-}
-
-static uint64_t rd64(DN *s, uint32_t off)
-{
-    return qpci_io_readq(s->dev, s->regs, off);
-}
-
-static uint32_t qrd(DN *s, unsigned q, uint32_t off)
-{
-    return rd(s, DMNIC_QREG(q, off));
-}
-
-static void qwr(DN *s, unsigned q, uint32_t off, uint32_t val)
-{
-    wr(s, DMNIC_QREG(q, off), val);
-}
-
-static uint64_t qstat(DN *s, unsigned q, uint32_t off)
-{
-    return rd64(s, DMNIC_QREG(q, off));
-}
-
-static uint64_t galloc(DN *s, size_t size)
-{
-    uint64_t a = guest_alloc(&s->qs->alloc, size);
-
-    g_assert_cmphex(a & 63, ==, 0);
-    qtest_memset(s->qts, a, 0, size);
-    return a;
-}
-
-static void find_dev(QPCIDevice *dev, int devfn, void *data)
-{
-    QPCIDevice **pdev = data;
-
-    *pdev = dev;
-}
-
-static void dn_start(DN *s, const char *extra)
-{
-    int ret;
+    g_autofree char *args = g_strdup_printf(
+        "-device devmem-nic,id=nic,netdev=n0,mac=52:54:00:12:34:56,"
+        "queues=%d%s", DN_NQ, extra ? extra : "");
 
     memset(s, 0, sizeof(*s));
-    ret = socketpair(PF_UNIX, SOCK_STREAM, 0, s->sv);
-    g_assert_cmpint(ret, !=, -1);
-    s->qs = qtest_pc_boot("-nodefaults -netdev socket,id=n0,fd=%d "
-                          "-device devmem-nic,id=nic,netdev=n0,"
-                          "mac=52:54:00:12:34:56,queues=%d%s",
-                          s->sv[1], NQ, extra ? extra : "");
-    s->qts = s->qs->qts;
-    qpci_device_foreach(s->qs->pcibus, DMNIC_PCI_VENDOR_ID,
-                        DMNIC_PCI_DEVICE_ID, find_dev, &s->dev);
-    g_assert_nonnull(s->dev);
-    qpci_device_enable(s->dev);
-    s->regs = qpci_iomap(s->dev, DMNIC_BAR_REGS, &s->regs_size);
-    s->nq = rd(s, DMNIC_REG_NUM_QUEUES);
-    s->frames = rd64(s, DMNIC_REG_G_RX_FRAMES);
+    dn_boot(s, -1, args);
 }
 
-static void dn_stop(DN *s)
+/* fresh RX rings of 64 buffers, HDS on or off; post 32 and 32 */
+static void rx_setup(DnState *s, unsigned q, bool hds, bool post)
 {
-    g_free(s->dev);
-    qtest_shutdown(s->qs);
-    close(s->sv[0]);
-    close(s->sv[1]);
-}
-
-/* all frames without a rule go to queue q */
-static void steer_all_to(DN *s, unsigned q)
-{
-    wr(s, DMNIC_REG_RSS_CTRL, 0);
-    wr(s, DMNIC_REG_DEFAULT_QUEUE, q);
-}
-
-/* ------------------------------------------------------------------ */
-/* Rings                                                               */
-/* ------------------------------------------------------------------ */
-
-static void ring_setup(DN *s, unsigned q, int r, uint32_t n)
-{
-    DQ *d = &s->q[q];
-
-    d->size[r] = n;
-    d->ring[r] = galloc(s, n * ring_esize[r]);
-    qwr(s, q, ring_off[r] + DMNIC_RING_BASE_LO, d->ring[r]);
-    qwr(s, q, ring_off[r] + DMNIC_RING_BASE_HI, d->ring[r] >> 32);
-    qwr(s, q, ring_off[r] + DMNIC_RING_SIZE, n);
-}
-
-static void post_rxd(DN *s, unsigned q, int r, uint64_t addr, uint32_t len,
-                     uint16_t id)
-{
-    DQ *d = &s->q[q];
-    uint32_t *tail = r == HBR ? &d->hbr_tail : &d->pbr_tail;
-    uint8_t desc[DMNIC_RXD_SIZE] = { 0 };
-
-    stq_le_p(desc + DMNIC_RXD_ADDR, addr);
-    stl_le_p(desc + DMNIC_RXD_LEN, len);
-    stw_le_p(desc + DMNIC_RXD_ID, id);
-    qtest_memwrite(s->qts, d->ring[r] + *tail * DMNIC_RXD_SIZE, desc,
-                   sizeof(desc));
-    *tail = (*tail + 1) % d->size[r];
-}
-
-static void ring_doorbell(DN *s, unsigned q, int r)
-{
-    DQ *d = &s->q[q];
-
-    qwr(s, q, ring_off[r] + DMNIC_RING_DRV,
-        r == HBR ? d->hbr_tail : r == PBR ? d->pbr_tail : d->txd_tail);
-}
-
-/* post nh header buffers and np payload buffers of plen bytes */
-static void post_bufs(DN *s, unsigned q, unsigned nh, unsigned np,
-                      uint32_t plen)
-{
-    DQ *d = &s->q[q];
-    unsigned i;
-
-    for (i = 0; i < nh; i++) {
-        uint16_t id = d->hbr_tail;
-
-        if (!d->hbuf[id]) {
-            d->hbuf[id] = galloc(s, HBUF_LEN);
-        }
-        d->hlen[id] = HBUF_LEN;
-        post_rxd(s, q, HBR, d->hbuf[id], HBUF_LEN, id);
-    }
-    for (i = 0; i < np; i++) {
-        uint16_t id = d->pbr_tail;
-
-        if (!d->pbuf[id]) {
-            d->pbuf[id] = galloc(s, PBUF_LEN);
-        }
-        d->plen[id] = plen;
-        post_rxd(s, q, PBR, d->pbuf[id], plen, id);
-    }
-    ring_doorbell(s, q, HBR);
-    ring_doorbell(s, q, PBR);
-}
-
-static void rx_setup(DN *s, unsigned q, bool hds, bool post)
-{
-    DQ *d = &s->q[q];
-
-    ring_setup(s, q, HBR, 64);
-    ring_setup(s, q, PBR, 64);
-    ring_setup(s, q, RXC, 128);
-    d->hbr_tail = d->pbr_tail = d->rxc_head = 0;
-    d->rxc_gen = true;
-    qwr(s, q, DMNIC_Q_CTRL, DMNIC_Q_CTRL_RX_ENABLE |
-        (hds ? DMNIC_Q_CTRL_HDS_ENABLE : 0));
-    g_assert_cmphex(qrd(s, q, DMNIC_Q_STATUS) & DMNIC_Q_STATUS_RX_QUIESCED,
-                    ==, 0);
+    dn_rx_rings(s, q, 64);
+    dn_qwr(s, q, DMNIC_Q_CTRL, DMNIC_Q_CTRL_RX_ENABLE |
+           (hds ? DMNIC_Q_CTRL_HDS_ENABLE : 0));
+    g_assert_cmphex(dn_qrd(s, q, DMNIC_Q_STATUS) &
+                    DMNIC_Q_STATUS_RX_QUIESCED, ==, 0);
     if (post) {
-        post_bufs(s, q, 32, 32, PBUF_LEN);
+        dn_post_bufs(s, q, 32, 32, DN_PBUF_LEN);
     }
-}
-
-static void tx_setup(DN *s, unsigned q)
-{
-    DQ *d = &s->q[q];
-
-    ring_setup(s, q, TXD, 64);
-    ring_setup(s, q, TXC, 64);
-    d->txd_tail = d->txc_head = 0;
-    qwr(s, q, DMNIC_Q_CTRL, qrd(s, q, DMNIC_Q_CTRL) | DMNIC_Q_CTRL_TX_ENABLE);
-}
-
-/* send a frame into the cable and wait until the device has seen it */
-static void inject(DN *s, const uint8_t *frame, size_t len)
-{
-    gint64 end = g_get_monotonic_time() + 10 * G_USEC_PER_SEC;
-
-    dl_sock_send(s->sv[0], frame, len);
-    s->frames++;
-    while (rd64(s, DMNIC_REG_G_RX_FRAMES) < s->frames) {
-        g_assert_cmpint(g_get_monotonic_time(), <, end);
-        g_usleep(1000);
-    }
-}
-
-static void read_cpl(DN *s, unsigned q, uint32_t idx, Cpl *c)
-{
-    uint8_t b[DMNIC_RXC_SIZE];
-
-    qtest_memread(s->qts, s->q[q].ring[RXC] + idx * DMNIC_RXC_SIZE, b,
-                  sizeof(b));
-    c->hdr_id = lduw_le_p(b + DMNIC_RXC_HDR_ID);
-    c->hdr_len = lduw_le_p(b + DMNIC_RXC_HDR_LEN);
-    c->pay_id = lduw_le_p(b + DMNIC_RXC_PAY_ID);
-    c->rss_type = b[DMNIC_RXC_RSS_TYPE];
-    c->pay_len = ldl_le_p(b + DMNIC_RXC_PAY_LEN);
-    c->pkt_len = ldl_le_p(b + DMNIC_RXC_PKT_LEN);
-    c->hash = ldl_le_p(b + DMNIC_RXC_RSS_HASH);
-    c->vlan = lduw_le_p(b + DMNIC_RXC_VLAN_TCI);
-    c->l4_off = lduw_le_p(b + DMNIC_RXC_L4_OFF);
-    c->rule = lduw_le_p(b + DMNIC_RXC_FS_RULE);
-    c->flags = ldl_le_p(b + DMNIC_RXC_FLAGS);
-}
-
-/* number of completions the device has written and we have not consumed */
-static uint32_t cpl_pending(DN *s, unsigned q)
-{
-    DQ *d = &s->q[q];
-    uint32_t dev;
-
-    if (!d->size[RXC]) {
-        return 0;
-    }
-    dev = qrd(s, q, DMNIC_Q_RXC + DMNIC_RING_DEV);
-    return (dev - d->rxc_head) % d->size[RXC];
 }
 
 typedef struct RxPkt {
-    Cpl first;
+    DnCpl first;
     unsigned ncpl;
     uint8_t *hdr;
     size_t hdr_len;
@@ -316,41 +64,41 @@ typedef struct RxPkt {
  * Consume one packet from queue q: checks SOP/EOP/GEN framing and copies
  * the header and payload bytes out of the buffers named in the completions.
  */
-static void rx_packet(DN *s, unsigned q, RxPkt *p)
+static void rx_packet(DnState *s, unsigned q, RxPkt *p)
 {
-    DQ *d = &s->q[q];
-    Cpl c;
+    DnQueue *d = &s->q[q];
+    DnCpl c;
 
     memset(p, 0, sizeof(*p));
-    p->pay = g_malloc0(FRAME_MAX);
-    g_assert_cmpuint(cpl_pending(s, q), >, 0);
+    p->pay = g_malloc0(DN_FRAME_MAX);
+    g_assert_cmpuint(dn_cpl_pending(s, q), >, 0);
     for (;;) {
-        read_cpl(s, q, d->rxc_head, &c);
+        dn_read_cpl(s, q, d->rxc_head, &c);
         g_assert_cmphex(!!(c.flags & DMNIC_RXC_F_GEN), ==, d->rxc_gen);
         if (!p->ncpl) {
             g_assert_true(c.flags & DMNIC_RXC_F_SOP);
             g_assert_true(c.flags & DMNIC_RXC_F_HDR);
             p->first = c;
-            g_assert_cmpuint(c.hdr_id, <, MAX_BUFS);
+            g_assert_cmpuint(c.hdr_id, <, DN_MAX_BUFS);
             g_assert_cmpuint(c.hdr_len, <=, d->hlen[c.hdr_id]);
             p->hdr_len = c.hdr_len;
-            p->hdr = g_malloc0(HBUF_LEN);
+            p->hdr = g_malloc0(DN_HBUF_LEN);
             qtest_memread(s->qts, d->hbuf[c.hdr_id], p->hdr, c.hdr_len);
         } else {
             g_assert_false(c.flags & DMNIC_RXC_F_SOP);
             g_assert_cmpuint(c.pkt_len, ==, p->first.pkt_len);
         }
         if (c.flags & DMNIC_RXC_F_PAY) {
-            g_assert_cmpuint(c.pay_id, <, MAX_BUFS);
+            g_assert_cmpuint(c.pay_id, <, DN_MAX_BUFS);
             g_assert_cmpuint(c.pay_len, <=, d->plen[c.pay_id]);
-            g_assert_cmpuint(p->pay_len + c.pay_len, <=, FRAME_MAX);
+            g_assert_cmpuint(p->pay_len + c.pay_len, <=, DN_FRAME_MAX);
             qtest_memread(s->qts, d->pbuf[c.pay_id], p->pay + p->pay_len,
                           c.pay_len);
             p->pay_len += c.pay_len;
             p->pay_ids[p->ncpl] = c.pay_id;
         }
         p->ncpl++;
-        d->rxc_head = (d->rxc_head + 1) % d->size[RXC];
+        d->rxc_head = (d->rxc_head + 1) % d->size[DN_RXC];
         if (!d->rxc_head) {
             d->rxc_gen = !d->rxc_gen;
         }
@@ -359,7 +107,7 @@ static void rx_packet(DN *s, unsigned q, RxPkt *p)
         }
         g_assert_cmpuint(p->ncpl, <, 64);
     }
-    qwr(s, q, DMNIC_Q_RXC + DMNIC_RING_DRV, d->rxc_head);
+    dn_qwr(s, q, DMNIC_Q_RXC + DMNIC_RING_DRV, d->rxc_head);
     g_assert_cmpuint(p->first.pkt_len, ==, p->hdr_len + p->pay_len);
 }
 
@@ -375,50 +123,40 @@ static void rx_packet_free(RxPkt *p)
 
 static void test_identity(void)
 {
-    DN s;
+    DnState s;
 
     dn_start(&s, NULL);
     g_assert_cmpuint(s.regs_size, ==, DMNIC_BAR_REGS_SIZE);
-    g_assert_cmphex(rd(&s, DMNIC_REG_ID), ==, DMNIC_ID_MAGIC);
-    g_assert_cmphex(rd(&s, DMNIC_REG_VERSION), ==, DMNIC_VERSION);
-    g_assert_cmpuint(rd(&s, DMNIC_REG_NUM_QUEUES), ==, NQ);
-    g_assert_cmphex(rd(&s, DMNIC_REG_MAC_LO), ==, 0x12005452);
-    g_assert_cmphex(rd(&s, DMNIC_REG_MAC_HI), ==, 0x5634);
-    g_assert_cmphex(rd(&s, DMNIC_REG_CAPS) & 0x1f, ==, 0x1f);
-    g_assert_cmpuint(rd(&s, DMNIC_REG_NUM_FS_RULES), ==, 256);
-    g_assert_cmpuint(rd(&s, DMNIC_REG_RSS_INDIR_SIZE), ==, 128);
-    g_assert_cmphex(rd(&s, DMNIC_REG_STATUS), ==, DMNIC_STATUS_LINK_UP);
-    g_assert_cmphex(qrd(&s, 0, DMNIC_Q_STATUS), ==,
+    g_assert_cmphex(dn_rd(&s, DMNIC_REG_ID), ==, DMNIC_ID_MAGIC);
+    g_assert_cmphex(dn_rd(&s, DMNIC_REG_VERSION), ==, DMNIC_VERSION);
+    g_assert_cmpuint(dn_rd(&s, DMNIC_REG_NUM_QUEUES), ==, DN_NQ);
+    g_assert_cmphex(dn_rd(&s, DMNIC_REG_MAC_LO), ==, 0x12005452);
+    g_assert_cmphex(dn_rd(&s, DMNIC_REG_MAC_HI), ==, 0x5634);
+    g_assert_cmphex(dn_rd(&s, DMNIC_REG_CAPS) & 0x1f, ==, 0x1f);
+    g_assert_cmpuint(dn_rd(&s, DMNIC_REG_NUM_FS_RULES), ==, 256);
+    g_assert_cmpuint(dn_rd(&s, DMNIC_REG_RSS_INDIR_SIZE), ==, 128);
+    g_assert_cmphex(dn_rd(&s, DMNIC_REG_STATUS), ==, DMNIC_STATUS_LINK_UP);
+    g_assert_cmphex(dn_qrd(&s, 0, DMNIC_Q_STATUS), ==,
                     DMNIC_Q_STATUS_RX_QUIESCED | DMNIC_Q_STATUS_TX_QUIESCED);
     /* MSI-X: one vector per queue pair plus admin */
     qpci_msix_enable(s.dev);
-    g_assert_cmpuint(qpci_msix_table_size(s.dev), ==, NQ + 1);
+    g_assert_cmpuint(qpci_msix_table_size(s.dev), ==, DN_NQ + 1);
     qpci_msix_disable(s.dev);
     dn_stop(&s);
 }
 
 static void test_queues_property(void)
 {
-    DN s;
-    int ret;
+    DnState s;
 
     memset(&s, 0, sizeof(s));
-    ret = socketpair(PF_UNIX, SOCK_STREAM, 0, s.sv);
-    g_assert_cmpint(ret, !=, -1);
-    s.qs = qtest_pc_boot("-nodefaults -netdev socket,id=n0,fd=%d "
-                         "-device devmem-nic,netdev=n0,queues=32", s.sv[1]);
-    s.qts = s.qs->qts;
-    qpci_device_foreach(s.qs->pcibus, DMNIC_PCI_VENDOR_ID,
-                        DMNIC_PCI_DEVICE_ID, find_dev, &s.dev);
-    g_assert_nonnull(s.dev);
-    qpci_device_enable(s.dev);
-    s.regs = qpci_iomap(s.dev, DMNIC_BAR_REGS, NULL);
-    g_assert_cmpuint(rd(&s, DMNIC_REG_NUM_QUEUES), ==, 32);
+    dn_boot(&s, -1, "-device devmem-nic,netdev=n0,queues=32");
+    g_assert_cmpuint(dn_rd(&s, DMNIC_REG_NUM_QUEUES), ==, 32);
     qpci_msix_enable(s.dev);
     g_assert_cmpuint(qpci_msix_table_size(s.dev), ==, 33);
     /* the last queue's block works */
-    qwr(&s, 31, DMNIC_Q_HDS_THRESH, 77);
-    g_assert_cmpuint(qrd(&s, 31, DMNIC_Q_HDS_THRESH), ==, 77);
+    dn_qwr(&s, 31, DMNIC_Q_HDS_THRESH, 77);
+    g_assert_cmpuint(dn_qrd(&s, 31, DMNIC_Q_HDS_THRESH), ==, 77);
     dn_stop(&s);
 }
 
@@ -436,22 +174,22 @@ typedef struct SplitCase {
     size_t tcpopt;
 } SplitCase;
 
-static void check_split(DN *s, unsigned q, const DlPktSpec *spec)
+static void check_split(DnState *s, unsigned q, const DlPktSpec *spec)
 {
-    g_autofree uint8_t *frame = g_malloc0(FRAME_MAX);
+    g_autofree uint8_t *frame = g_malloc0(DN_FRAME_MAX);
     size_t len, hlen;
     RxPkt p;
-    uint64_t nsplit = qstat(s, q, DMNIC_Q_RX_SPLIT);
+    uint64_t nsplit = dn_qstat(s, q, DMNIC_Q_RX_SPLIT);
 
     len = dl_pkt_build(spec, frame, &hlen);
-    inject(s, frame, len);
+    dn_inject(s, frame, len);
     rx_packet(s, q, &p);
     g_assert_true(p.first.flags & DMNIC_RXC_F_SPLIT);
     g_assert_cmpuint(p.hdr_len, ==, hlen);
     g_assert_cmpmem(p.hdr, p.hdr_len, frame, hlen);
     g_assert_cmpmem(p.pay, p.pay_len, frame + hlen, len - hlen);
     g_assert_cmpuint(p.first.pkt_len, ==, len);
-    g_assert_cmpuint(qstat(s, q, DMNIC_Q_RX_SPLIT), ==, nsplit + 1);
+    g_assert_cmpuint(dn_qstat(s, q, DMNIC_Q_RX_SPLIT), ==, nsplit + 1);
     g_assert_true(p.first.flags & DMNIC_RXC_F_L4_CSUM_OK);
     g_assert_true(p.first.flags & (spec->l4 == DL_PROTO_TCP ?
                                    DMNIC_RXC_F_TCP : DMNIC_RXC_F_UDP));
@@ -473,10 +211,10 @@ static void test_split(const void *data)
 {
     const SplitCase *c = data;
     DlPktSpec spec;
-    DN s;
+    DnState s;
 
     dn_start(&s, NULL);
-    steer_all_to(&s, 0);
+    dn_steer_all_to(&s, 0);
     rx_setup(&s, 0, true, true);
     dl_pkt_default(&spec, c->l3, c->l4, c->payload);
     spec.vlan_tags = c->vlan;
@@ -508,31 +246,31 @@ static const char *const split_names[] = {
 
 static void test_multibuf(void)
 {
-    g_autofree uint8_t *frame = g_malloc0(FRAME_MAX);
+    g_autofree uint8_t *frame = g_malloc0(DN_FRAME_MAX);
     DlPktSpec spec;
     size_t len, hlen;
     RxPkt p;
-    DN s;
+    DnState s;
     unsigned i;
 
     dn_start(&s, NULL);
-    steer_all_to(&s, 0);
+    dn_steer_all_to(&s, 0);
     rx_setup(&s, 0, true, false);
     /* post payload buffers with IDs in descending order */
-    post_bufs(&s, 0, 4, 0, PBUF_LEN);
+    dn_post_bufs(&s, 0, 4, 0, DN_PBUF_LEN);
     for (i = 0; i < 20; i++) {
         uint16_t id = 60 - i;
 
-        s.q[0].pbuf[id] = galloc(&s, PBUF_LEN);
-        s.q[0].plen[id] = PBUF_LEN;
-        post_rxd(&s, 0, PBR, s.q[0].pbuf[id], PBUF_LEN, id);
+        s.q[0].pbuf[id] = dn_galloc(&s, DN_PBUF_LEN);
+        s.q[0].plen[id] = DN_PBUF_LEN;
+        dn_post_rxd(&s, 0, DN_PBR, s.q[0].pbuf[id], DN_PBUF_LEN, id);
     }
-    ring_doorbell(&s, 0, PBR);
+    dn_ring_doorbell(&s, 0, DN_PBR);
 
     /* 9000-byte MTU frame: three payload buffers */
     dl_pkt_default(&spec, 4, DL_PROTO_TCP, 9000 - 40);
     len = dl_pkt_build(&spec, frame, &hlen);
-    inject(&s, frame, len);
+    dn_inject(&s, frame, len);
     rx_packet(&s, 0, &p);
     g_assert_cmpuint(p.ncpl, ==, 3);
     g_assert_cmpuint(p.pay_ids[0], ==, 60);
@@ -546,33 +284,33 @@ static void test_multibuf(void)
     dl_pkt_default(&spec, 6, DL_PROTO_TCP, 65000 - 14 - 40 - 20);
     spec.payload_seed = 0x77;
     len = dl_pkt_build(&spec, frame, &hlen);
-    inject(&s, frame, len);
+    dn_inject(&s, frame, len);
     rx_packet(&s, 0, &p);
     g_assert_cmpuint(p.ncpl, ==, 16);
     g_assert_cmpmem(p.pay, p.pay_len, frame + hlen, len - hlen);
     rx_packet_free(&p);
-    g_assert_cmpuint(qrd(&s, 0, DMNIC_Q_PBR + DMNIC_RING_DEV), ==, 19);
+    g_assert_cmpuint(dn_qrd(&s, 0, DMNIC_Q_PBR + DMNIC_RING_DEV), ==, 19);
 
     /* only one payload buffer left: the next big frame is dropped whole */
     dl_pkt_default(&spec, 4, DL_PROTO_TCP, 9000 - 40);
     len = dl_pkt_build(&spec, frame, NULL);
-    inject(&s, frame, len);
-    g_assert_cmpuint(qstat(&s, 0, DMNIC_Q_RX_DROP_NOBUF), ==, 1);
-    g_assert_cmpuint(cpl_pending(&s, 0), ==, 0);
-    g_assert_cmpuint(qrd(&s, 0, DMNIC_Q_PBR + DMNIC_RING_DEV), ==, 19);
-    g_assert_cmpuint(qrd(&s, 0, DMNIC_Q_HBR + DMNIC_RING_DEV), ==, 2);
+    dn_inject(&s, frame, len);
+    g_assert_cmpuint(dn_qstat(&s, 0, DMNIC_Q_RX_DROP_NOBUF), ==, 1);
+    g_assert_cmpuint(dn_cpl_pending(&s, 0), ==, 0);
+    g_assert_cmpuint(dn_qrd(&s, 0, DMNIC_Q_PBR + DMNIC_RING_DEV), ==, 19);
+    g_assert_cmpuint(dn_qrd(&s, 0, DMNIC_Q_HBR + DMNIC_RING_DEV), ==, 2);
     dn_stop(&s);
 }
 
-static void expect_unsplit(DN *s, const DlPktSpec *spec, bool in_hdr)
+static void expect_unsplit(DnState *s, const DlPktSpec *spec, bool in_hdr)
 {
-    g_autofree uint8_t *frame = g_malloc0(FRAME_MAX);
+    g_autofree uint8_t *frame = g_malloc0(DN_FRAME_MAX);
     size_t len;
     RxPkt p;
-    uint64_t n = qstat(s, 0, DMNIC_Q_RX_NOSPLIT);
+    uint64_t n = dn_qstat(s, 0, DMNIC_Q_RX_NOSPLIT);
 
     len = dl_pkt_build(spec, frame, NULL);
-    inject(s, frame, len);
+    dn_inject(s, frame, len);
     rx_packet(s, 0, &p);
     g_assert_false(p.first.flags & DMNIC_RXC_F_SPLIT);
     if (in_hdr) {
@@ -580,15 +318,16 @@ static void expect_unsplit(DN *s, const DlPktSpec *spec, bool in_hdr)
         g_assert_false(p.first.flags & DMNIC_RXC_F_PAY);
         g_assert_cmpmem(p.hdr, p.hdr_len, frame, len);
     } else {
-        g_assert_cmpuint(p.hdr_len, ==, HBUF_LEN);
-        g_assert_cmpmem(p.hdr, p.hdr_len, frame, HBUF_LEN);
-        g_assert_cmpmem(p.pay, p.pay_len, frame + HBUF_LEN, len - HBUF_LEN);
+        g_assert_cmpuint(p.hdr_len, ==, DN_HBUF_LEN);
+        g_assert_cmpmem(p.hdr, p.hdr_len, frame, DN_HBUF_LEN);
+        g_assert_cmpmem(p.pay, p.pay_len, frame + DN_HBUF_LEN,
+                        len - DN_HBUF_LEN);
     }
-    g_assert_cmpuint(qstat(s, 0, DMNIC_Q_RX_NOSPLIT), ==, n + 1);
+    g_assert_cmpuint(dn_qstat(s, 0, DMNIC_Q_RX_NOSPLIT), ==, n + 1);
     rx_packet_free(&p);
 }
 
-static void expect_split(DN *s, const DlPktSpec *spec)
+static void expect_split(DnState *s, const DlPktSpec *spec)
 {
     check_split(s, 0, spec);
 }
@@ -596,10 +335,10 @@ static void expect_split(DN *s, const DlPktSpec *spec)
 static void test_hds_thresh(void)
 {
     DlPktSpec spec;
-    DN s;
+    DnState s;
 
     dn_start(&s, NULL);
-    steer_all_to(&s, 0);
+    dn_steer_all_to(&s, 0);
     rx_setup(&s, 0, true, true);
 
     /* thresh 0: a pure ACK has no payload and stays in the header buffer */
@@ -608,19 +347,19 @@ static void test_hds_thresh(void)
     spec.payload_len = 1;
     expect_split(&s, &spec);
 
-    qwr(&s, 0, DMNIC_Q_HDS_THRESH, 100);
+    dn_qwr(&s, 0, DMNIC_Q_HDS_THRESH, 100);
     spec.payload_len = 99;
     expect_unsplit(&s, &spec, true);
     spec.payload_len = 100;
     expect_split(&s, &spec);
     spec.payload_len = 500;     /* below thresh but bigger than hbuf */
-    qwr(&s, 0, DMNIC_Q_HDS_THRESH, 501);
+    dn_qwr(&s, 0, DMNIC_Q_HDS_THRESH, 501);
     expect_unsplit(&s, &spec, false);
 
     /* Ethernet padding after a 1-byte payload is not payload */
-    qwr(&s, 0, DMNIC_Q_HDS_THRESH, 0);
+    dn_qwr(&s, 0, DMNIC_Q_HDS_THRESH, 0);
     {
-        g_autofree uint8_t *frame = g_malloc0(FRAME_MAX);
+        g_autofree uint8_t *frame = g_malloc0(DN_FRAME_MAX);
         size_t len, hlen;
         RxPkt p;
 
@@ -628,7 +367,7 @@ static void test_hds_thresh(void)
         len = dl_pkt_build(&spec, frame, &hlen);
         g_assert_cmpuint(len, ==, 55);
         memset(frame + len, 0, 5);
-        inject(&s, frame, 60);
+        dn_inject(&s, frame, 60);
         rx_packet(&s, 0, &p);
         g_assert_true(p.first.flags & DMNIC_RXC_F_SPLIT);
         g_assert_cmpuint(p.hdr_len, ==, 54);
@@ -639,8 +378,8 @@ static void test_hds_thresh(void)
     }
 
     /* HDS disabled: nothing is split */
-    qwr(&s, 0, DMNIC_Q_HDS_THRESH, 0);
-    qwr(&s, 0, DMNIC_Q_CTRL, DMNIC_Q_CTRL_RX_ENABLE);
+    dn_qwr(&s, 0, DMNIC_Q_HDS_THRESH, 0);
+    dn_qwr(&s, 0, DMNIC_Q_CTRL, DMNIC_Q_CTRL_RX_ENABLE);
     spec.payload_len = 1000;
     expect_unsplit(&s, &spec, false);
     spec.payload_len = 10;
@@ -651,10 +390,10 @@ static void test_hds_thresh(void)
 static void test_nosplit_rule(void)
 {
     DlPktSpec spec;
-    DN s;
+    DnState s;
 
     dn_start(&s, NULL);
-    steer_all_to(&s, 0);
+    dn_steer_all_to(&s, 0);
     rx_setup(&s, 0, true, true);
 
     /* non-IP frames */
@@ -674,33 +413,33 @@ static void test_nosplit_rule(void)
 
 static void test_hdr_too_big(void)
 {
-    g_autofree uint8_t *frame = g_malloc0(FRAME_MAX);
+    g_autofree uint8_t *frame = g_malloc0(DN_FRAME_MAX);
     DlPktSpec spec;
     size_t len, hlen;
-    DN s;
+    DnState s;
     RxPkt p;
 
     dn_start(&s, NULL);
-    steer_all_to(&s, 0);
+    dn_steer_all_to(&s, 0);
     rx_setup(&s, 0, true, false);
-    s.q[0].hbuf[0] = galloc(&s, HBUF_LEN);
+    s.q[0].hbuf[0] = dn_galloc(&s, DN_HBUF_LEN);
     s.q[0].hlen[0] = 128;
-    post_rxd(&s, 0, HBR, s.q[0].hbuf[0], 128, 0);
-    ring_doorbell(&s, 0, HBR);
-    post_bufs(&s, 0, 0, 8, PBUF_LEN);
+    dn_post_rxd(&s, 0, DN_HBR, s.q[0].hbuf[0], 128, 0);
+    dn_ring_doorbell(&s, 0, DN_HBR);
+    dn_post_bufs(&s, 0, 0, 8, DN_PBUF_LEN);
 
     dl_pkt_default(&spec, 6, DL_PROTO_TCP, 1000);
     spec.ip6_ext_hdrs = 6;
     spec.tcp_opt_len = 40;
     len = dl_pkt_build(&spec, frame, &hlen);
     g_assert_cmpuint(hlen, >, 128);
-    inject(&s, frame, len);
+    dn_inject(&s, frame, len);
     rx_packet(&s, 0, &p);
     g_assert_false(p.first.flags & DMNIC_RXC_F_SPLIT);
     g_assert_cmpuint(p.hdr_len, ==, 128);
     g_assert_cmpmem(p.hdr, 128, frame, 128);
     g_assert_cmpmem(p.pay, p.pay_len, frame + 128, len - 128);
-    g_assert_cmpuint(qstat(&s, 0, DMNIC_Q_RX_HDR_TOO_BIG), ==, 1);
+    g_assert_cmpuint(dn_qstat(&s, 0, DMNIC_Q_RX_HDR_TOO_BIG), ==, 1);
     rx_packet_free(&p);
     dn_stop(&s);
 }
@@ -709,14 +448,14 @@ static void test_hdr_too_big(void)
 /* Checksums                                                           */
 /* ------------------------------------------------------------------ */
 
-static uint32_t rx_flags_of(DN *s, const DlPktSpec *spec)
+static uint32_t rx_flags_of(DnState *s, const DlPktSpec *spec)
 {
-    g_autofree uint8_t *frame = g_malloc0(FRAME_MAX);
+    g_autofree uint8_t *frame = g_malloc0(DN_FRAME_MAX);
     size_t len = dl_pkt_build(spec, frame, NULL);
     RxPkt p;
     uint32_t f;
 
-    inject(s, frame, len);
+    dn_inject(s, frame, len);
     rx_packet(s, 0, &p);
     f = p.first.flags;
     rx_packet_free(&p);
@@ -727,10 +466,10 @@ static uint32_t rx_flags_of(DN *s, const DlPktSpec *spec)
 static void test_rx_csum(void)
 {
     DlPktSpec spec;
-    DN s;
+    DnState s;
 
     dn_start(&s, NULL);
-    steer_all_to(&s, 0);
+    dn_steer_all_to(&s, 0);
     rx_setup(&s, 0, true, true);
 
     dl_pkt_default(&spec, 4, DL_PROTO_TCP, 333);
@@ -758,7 +497,7 @@ static void test_rx_csum(void)
     g_assert_cmphex(rx_flags_of(&s, &spec), ==, DMNIC_RXC_F_L4_CSUM_OK);
     spec.bad_l4_csum = true;
     g_assert_cmphex(rx_flags_of(&s, &spec), ==, DMNIC_RXC_F_L4_CSUM_BAD);
-    g_assert_cmpuint(qstat(&s, 0, DMNIC_Q_RX_CSUM_BAD), ==, 5);
+    g_assert_cmpuint(dn_qstat(&s, 0, DMNIC_Q_RX_CSUM_BAD), ==, 5);
     dn_stop(&s);
 }
 
@@ -774,37 +513,37 @@ typedef struct Rule {
     uint32_t action;
 } Rule;
 
-static void rule_write(DN *s, unsigned idx, const Rule *r, bool valid)
+static void rule_write(DnState *s, unsigned idx, const Rule *r, bool valid)
 {
     int i;
 
-    wr(s, DMNIC_REG_FS_INDEX, idx);
-    wr(s, DMNIC_REG_FS_CTRL, (valid ? DMNIC_FS_CTRL_VALID : 0) |
-       (r->ipv6 ? DMNIC_FS_CTRL_IPV6 : 0) |
-       (r->l4 << DMNIC_FS_CTRL_L4_SHIFT));
-    wr(s, DMNIC_REG_FS_ACTION, r->action);
-    wr(s, DMNIC_REG_FS_PORTS, r->sport | (r->dport << 16));
-    wr(s, DMNIC_REG_FS_PORTS_MASK, r->sport_mask | (r->dport_mask << 16));
+    dn_wr(s, DMNIC_REG_FS_INDEX, idx);
+    dn_wr(s, DMNIC_REG_FS_CTRL, (valid ? DMNIC_FS_CTRL_VALID : 0) |
+          (r->ipv6 ? DMNIC_FS_CTRL_IPV6 : 0) |
+          (r->l4 << DMNIC_FS_CTRL_L4_SHIFT));
+    dn_wr(s, DMNIC_REG_FS_ACTION, r->action);
+    dn_wr(s, DMNIC_REG_FS_PORTS, r->sport | (r->dport << 16));
+    dn_wr(s, DMNIC_REG_FS_PORTS_MASK, r->sport_mask | (r->dport_mask << 16));
     for (i = 0; i < 4; i++) {
-        wr(s, DMNIC_REG_FS_SRC_IP + 4 * i, r->src[i]);
-        wr(s, DMNIC_REG_FS_SRC_IP_MASK + 4 * i, r->src_mask[i]);
-        wr(s, DMNIC_REG_FS_DST_IP + 4 * i, r->dst[i]);
-        wr(s, DMNIC_REG_FS_DST_IP_MASK + 4 * i, r->dst_mask[i]);
+        dn_wr(s, DMNIC_REG_FS_SRC_IP + 4 * i, r->src[i]);
+        dn_wr(s, DMNIC_REG_FS_SRC_IP_MASK + 4 * i, r->src_mask[i]);
+        dn_wr(s, DMNIC_REG_FS_DST_IP + 4 * i, r->dst[i]);
+        dn_wr(s, DMNIC_REG_FS_DST_IP_MASK + 4 * i, r->dst_mask[i]);
     }
-    wr(s, DMNIC_REG_FS_CMD, DMNIC_FS_CMD_WRITE);
+    dn_wr(s, DMNIC_REG_FS_CMD, DMNIC_FS_CMD_WRITE);
 }
 
 /* inject and return the queue the packet landed on, or -1 if dropped */
-static int landed(DN *s, const DlPktSpec *spec, Cpl *out)
+static int landed(DnState *s, const DlPktSpec *spec, DnCpl *out)
 {
-    g_autofree uint8_t *frame = g_malloc0(FRAME_MAX);
+    g_autofree uint8_t *frame = g_malloc0(DN_FRAME_MAX);
     size_t len = dl_pkt_build(spec, frame, NULL);
     unsigned q;
     int found = -1;
 
-    inject(s, frame, len);
-    for (q = 0; q < NQ; q++) {
-        if (cpl_pending(s, q)) {
+    dn_inject(s, frame, len);
+    for (q = 0; q < DN_NQ; q++) {
+        if (dn_cpl_pending(s, q)) {
             RxPkt p;
 
             g_assert_cmpint(found, ==, -1);
@@ -822,11 +561,11 @@ static int landed(DN *s, const DlPktSpec *spec, Cpl *out)
     return found;
 }
 
-static void all_rx_setup(DN *s)
+static void all_rx_setup(DnState *s)
 {
     unsigned q;
 
-    for (q = 0; q < NQ; q++) {
+    for (q = 0; q < DN_NQ; q++) {
         rx_setup(s, q, true, true);
     }
 }
@@ -835,12 +574,12 @@ static void test_flow_steer(void)
 {
     DlPktSpec v4, v6;
     Rule r;
-    Cpl c;
-    DN s;
+    DnCpl c;
+    DnState s;
     int i;
 
     dn_start(&s, NULL);
-    steer_all_to(&s, 0);
+    dn_steer_all_to(&s, 0);
     all_rx_setup(&s);
     dl_pkt_default(&v4, 4, DL_PROTO_TCP, 100);
     dl_pkt_default(&v6, 6, DL_PROTO_TCP, 100);
@@ -888,13 +627,13 @@ static void test_flow_steer(void)
     v4.sport = 1000;
 
     /* read back rule 5 */
-    wr(&s, DMNIC_REG_FS_INDEX, 5);
-    wr(&s, DMNIC_REG_FS_CTRL, 0);
-    wr(&s, DMNIC_REG_FS_CMD, DMNIC_FS_CMD_READ);
-    g_assert_cmphex(rd(&s, DMNIC_REG_FS_CTRL), ==, DMNIC_FS_CTRL_VALID |
+    dn_wr(&s, DMNIC_REG_FS_INDEX, 5);
+    dn_wr(&s, DMNIC_REG_FS_CTRL, 0);
+    dn_wr(&s, DMNIC_REG_FS_CMD, DMNIC_FS_CMD_READ);
+    g_assert_cmphex(dn_rd(&s, DMNIC_REG_FS_CTRL), ==, DMNIC_FS_CTRL_VALID |
                     (DMNIC_FS_L4_TCP << DMNIC_FS_CTRL_L4_SHIFT));
-    g_assert_cmphex(rd(&s, DMNIC_REG_FS_SRC_IP_MASK), ==, 0xffffff00);
-    g_assert_cmphex(rd(&s, DMNIC_REG_FS_PORTS), ==, 0x000003ff);
+    g_assert_cmphex(dn_rd(&s, DMNIC_REG_FS_SRC_IP_MASK), ==, 0xffffff00);
+    g_assert_cmphex(dn_rd(&s, DMNIC_REG_FS_PORTS), ==, 0x000003ff);
 
     /* rule 1: drop all UDP over IPv4 */
     memset(&r, 0, sizeof(r));
@@ -903,7 +642,7 @@ static void test_flow_steer(void)
     rule_write(&s, 1, &r, true);
     v4.l4 = DL_PROTO_UDP;
     g_assert_cmpint(landed(&s, &v4, NULL), ==, -1);
-    g_assert_cmpuint(rd64(&s, DMNIC_REG_G_RX_DROP_RULE), ==, 1);
+    g_assert_cmpuint(dn_rd64(&s, DMNIC_REG_G_RX_DROP_RULE), ==, 1);
     v4.l4 = DL_PROTO_TCP;
 
     /* delete rule 5: back to rule 10 */
@@ -946,13 +685,13 @@ static void test_flow_steer(void)
     g_assert_cmpint(landed(&s, &v6, &c), ==, 1);
 
     /* a rule pointing at a queue that does not exist drops */
-    r.action = NQ + 5;
+    r.action = DN_NQ + 5;
     rule_write(&s, 0, &r, true);
     g_assert_cmpint(landed(&s, &v4, NULL), ==, -1);
-    g_assert_cmpuint(rd64(&s, DMNIC_REG_G_RX_DROP_BADQ), ==, 1);
+    g_assert_cmpuint(dn_rd64(&s, DMNIC_REG_G_RX_DROP_BADQ), ==, 1);
 
     /* clear all */
-    wr(&s, DMNIC_REG_FS_CMD, DMNIC_FS_CMD_CLEAR_ALL);
+    dn_wr(&s, DMNIC_REG_FS_CMD, DMNIC_FS_CMD_CLEAR_ALL);
     g_assert_cmpint(landed(&s, &v6, &c), ==, 0);
     dn_stop(&s);
 }
@@ -961,10 +700,10 @@ static void test_flow_rule_255(void)
 {
     DlPktSpec v4;
     Rule r;
-    DN s;
+    DnState s;
 
     dn_start(&s, NULL);
-    steer_all_to(&s, 0);
+    dn_steer_all_to(&s, 0);
     all_rx_setup(&s);
     dl_pkt_default(&v4, 4, DL_PROTO_UDP, 10);
     memset(&r, 0, sizeof(r));
@@ -983,12 +722,12 @@ static void test_flow_ipv6_src_udp(void)
 {
     DlPktSpec v6;
     Rule r;
-    Cpl c;
-    DN s;
+    DnCpl c;
+    DnState s;
     int i;
 
     dn_start(&s, NULL);
-    steer_all_to(&s, 0);
+    dn_steer_all_to(&s, 0);
     all_rx_setup(&s);
     dl_pkt_default(&v6, 6, DL_PROTO_UDP, 200);
     /* udp6 from src fd21:2223::/32, src port exact -> queue 3 */
@@ -1023,36 +762,37 @@ static void test_flow_ipv6_src_udp(void)
 
 static void test_misc_regs(void)
 {
-    DN s;
+    DnState s;
 
     dn_start(&s, NULL);
     /* hds-thresh is clamped to its maximum */
-    qwr(&s, 0, DMNIC_Q_HDS_THRESH, 100000);
-    g_assert_cmpuint(qrd(&s, 0, DMNIC_Q_HDS_THRESH), ==,
+    dn_qwr(&s, 0, DMNIC_Q_HDS_THRESH, 100000);
+    g_assert_cmpuint(dn_qrd(&s, 0, DMNIC_Q_HDS_THRESH), ==,
                      DMNIC_HDS_THRESH_MAX);
     /* 64-bit access to a ring base */
     qpci_io_writeq(s.dev, s.regs, DMNIC_QREG(1, DMNIC_Q_TXD), 0x123456780040);
-    g_assert_cmphex(qrd(&s, 1, DMNIC_Q_TXD + DMNIC_RING_BASE_LO), ==,
+    g_assert_cmphex(dn_qrd(&s, 1, DMNIC_Q_TXD + DMNIC_RING_BASE_LO), ==,
                     0x56780040);
-    g_assert_cmphex(qrd(&s, 1, DMNIC_Q_TXD + DMNIC_RING_BASE_HI), ==, 0x1234);
-    g_assert_cmphex(rd64(&s, DMNIC_QREG(1, DMNIC_Q_TXD)), ==,
+    g_assert_cmphex(dn_qrd(&s, 1, DMNIC_Q_TXD + DMNIC_RING_BASE_HI), ==,
+                    0x1234);
+    g_assert_cmphex(dn_rd64(&s, DMNIC_QREG(1, DMNIC_Q_TXD)), ==,
                     0x123456780040);
     /* ring configuration is frozen while the direction is enabled */
-    ring_setup(&s, 1, TXD, 16);
-    ring_setup(&s, 1, TXC, 16);
-    qwr(&s, 1, DMNIC_Q_CTRL, DMNIC_Q_CTRL_TX_ENABLE);
-    qwr(&s, 1, DMNIC_Q_TXD + DMNIC_RING_SIZE, 64);
-    g_assert_cmpuint(qrd(&s, 1, DMNIC_Q_TXD + DMNIC_RING_SIZE), ==, 16);
+    dn_ring_setup(&s, 1, DN_TXD, 16);
+    dn_ring_setup(&s, 1, DN_TXC, 16);
+    dn_qwr(&s, 1, DMNIC_Q_CTRL, DMNIC_Q_CTRL_TX_ENABLE);
+    dn_qwr(&s, 1, DMNIC_Q_TXD + DMNIC_RING_SIZE, 64);
+    g_assert_cmpuint(dn_qrd(&s, 1, DMNIC_Q_TXD + DMNIC_RING_SIZE), ==, 16);
     /* registers of a queue that does not exist read 0 */
-    g_assert_cmphex(qrd(&s, NQ, DMNIC_Q_STATUS), ==, 0);
+    g_assert_cmphex(dn_qrd(&s, DN_NQ, DMNIC_Q_STATUS), ==, 0);
     /* undefined global offsets read 0 */
-    g_assert_cmphex(rd(&s, 0x0ffc), ==, 0);
+    g_assert_cmphex(dn_rd(&s, 0x0ffc), ==, 0);
     /* RW1C and masks */
-    qwr(&s, 1, DMNIC_Q_INT_MASK, 0xffffffff);
-    g_assert_cmphex(qrd(&s, 1, DMNIC_Q_INT_MASK), ==,
+    dn_qwr(&s, 1, DMNIC_Q_INT_MASK, 0xffffffff);
+    g_assert_cmphex(dn_qrd(&s, 1, DMNIC_Q_INT_MASK), ==,
                     DMNIC_Q_INT_RX | DMNIC_Q_INT_TX);
-    wr(&s, DMNIC_REG_INT_MASK, 0xffffffff);
-    g_assert_cmphex(rd(&s, DMNIC_REG_INT_MASK), ==,
+    dn_wr(&s, DMNIC_REG_INT_MASK, 0xffffffff);
+    g_assert_cmphex(dn_rd(&s, DMNIC_REG_INT_MASK), ==,
                     DMNIC_INT_LINK | DMNIC_INT_QERR);
     dn_stop(&s);
 }
@@ -1061,6 +801,7 @@ static void test_misc_regs(void)
 /* RSS                                                                 */
 /* ------------------------------------------------------------------ */
 
+/* the key of Microsoft's RSS verification suite */
 static const uint8_t ms_key[40] = {
     0x6d, 0x5a, 0x56, 0xda, 0x25, 0x5b, 0x0e, 0xc2,
     0x41, 0x67, 0x25, 0x3d, 0x43, 0xa3, 0x8f, 0xb0,
@@ -1069,37 +810,40 @@ static const uint8_t ms_key[40] = {
     0x6a, 0x42, 0xb7, 0x3b, 0xbe, 0xac, 0x01, 0xfa,
 };
 
-static void set_key(DN *s, const uint8_t *key)
+/* and its IPv6 pair, 3ffe:2501:200:1fff::7 -> 3ffe:2501:200:3::1 */
+static const uint8_t ms_v6_src[16] = {
+    0x3f, 0xfe, 0x25, 0x01, 0x02, 0x00, 0x1f, 0xff, 0, 0, 0, 0, 0, 0, 0, 7,
+};
+static const uint8_t ms_v6_dst[16] = {
+    0x3f, 0xfe, 0x25, 0x01, 0x02, 0x00, 0x00, 0x03, 0, 0, 0, 0, 0, 0, 0, 1,
+};
+
+static void set_key(DnState *s, const uint8_t *key)
 {
     int i;
 
     for (i = 0; i < 10; i++) {
-        wr(s, DMNIC_REG_RSS_KEY + 4 * i, ldl_le_p(key + 4 * i));
+        dn_wr(s, DMNIC_REG_RSS_KEY + 4 * i, ldl_le_p(key + 4 * i));
     }
 }
 
 static void test_rss(void)
 {
     DlPktSpec spec;
-    Cpl c;
-    DN s;
+    DnCpl c;
+    DnState s;
     int i;
-    static const uint8_t v6s[16] = {
-        0x3f, 0xfe, 0x25, 0x01, 0x02, 0x00, 0x1f, 0xff, 0, 0, 0, 0, 0, 0, 0,
-        7 };
-    static const uint8_t v6d[16] = {
-        0x3f, 0xfe, 0x25, 0x01, 0x02, 0x00, 0x00, 0x03, 0, 0, 0, 0, 0, 0, 0,
-        1 };
 
     dn_start(&s, NULL);
     all_rx_setup(&s);
-    g_assert_cmphex(rd(&s, DMNIC_REG_RSS_CTRL), ==, DMNIC_RSS_CTRL_ENABLE);
-    g_assert_cmphex(rd(&s, DMNIC_REG_RSS_FIELDS), ==, DMNIC_RSS_F_ALL);
-    g_assert_cmphex(rd(&s, DMNIC_REG_RSS_KEY), ==, (uint32_t)ldl_le_p(ms_key));
+    g_assert_cmphex(dn_rd(&s, DMNIC_REG_RSS_CTRL), ==, DMNIC_RSS_CTRL_ENABLE);
+    g_assert_cmphex(dn_rd(&s, DMNIC_REG_RSS_FIELDS), ==, DMNIC_RSS_F_ALL);
+    g_assert_cmphex(dn_rd(&s, DMNIC_REG_RSS_KEY), ==,
+                    (uint32_t)ldl_le_p(ms_key));
     set_key(&s, ms_key);
     for (i = 0; i < 128; i++) {
-        g_assert_cmpuint(rd(&s, DMNIC_REG_RSS_INDIR + 4 * i), ==, i % NQ);
-        wr(&s, DMNIC_REG_RSS_INDIR + 4 * i, 0);
+        g_assert_cmpuint(dn_rd(&s, DMNIC_REG_RSS_INDIR + 4 * i), ==, i % DN_NQ);
+        dn_wr(&s, DMNIC_REG_RSS_INDIR + 4 * i, 0);
     }
 
     /* Microsoft RSS verification suite, IPv4 */
@@ -1114,7 +858,7 @@ static void test_rss(void)
     g_assert_cmphex(c.hash, ==, 0x51ccc178);
 
     /* the indirection table steers: entry hash & 127 -> queue 3 */
-    wr(&s, DMNIC_REG_RSS_INDIR + 4 * (0x51ccc178 & 127), 3);
+    dn_wr(&s, DMNIC_REG_RSS_INDIR + 4 * (0x51ccc178 & 127), 3);
     g_assert_cmpint(landed(&s, &spec, &c), ==, 3);
 
     dl_ip4(spec.daddr, 65, 69, 140, 83);
@@ -1125,7 +869,7 @@ static void test_rss(void)
     g_assert_cmphex(c.hash, ==, 0xc626b0ea);
 
     /* hash fields: IPv4 2-tuple only */
-    wr(&s, DMNIC_REG_RSS_FIELDS, DMNIC_RSS_F_IPV4 | DMNIC_RSS_F_IPV6);
+    dn_wr(&s, DMNIC_REG_RSS_FIELDS, DMNIC_RSS_F_IPV4 | DMNIC_RSS_F_IPV6);
     g_assert_cmpint(landed(&s, &spec, &c), ==, 0);
     g_assert_cmpuint(c.rss_type, ==, DMNIC_RSS_TYPE_IPV4);
     g_assert_cmphex(c.hash, ==, 0xd718262a);
@@ -1135,30 +879,30 @@ static void test_rss(void)
     g_assert_cmphex(c.hash, ==, 0x323e8fc2);
 
     /* IPv6 */
-    wr(&s, DMNIC_REG_RSS_FIELDS, DMNIC_RSS_F_ALL);
+    dn_wr(&s, DMNIC_REG_RSS_FIELDS, DMNIC_RSS_F_ALL);
     dl_pkt_default(&spec, 6, DL_PROTO_TCP, 10);
-    memcpy(spec.saddr, v6s, 16);
-    memcpy(spec.daddr, v6d, 16);
+    memcpy(spec.saddr, ms_v6_src, 16);
+    memcpy(spec.daddr, ms_v6_dst, 16);
     spec.dport = 1766;
     spec.sport = 2794;
     g_assert_cmpint(landed(&s, &spec, &c), ==, 0);
     g_assert_cmpuint(c.rss_type, ==, DMNIC_RSS_TYPE_IPV6_TCP);
     g_assert_cmphex(c.hash, ==, 0x40207d3d);
-    wr(&s, DMNIC_REG_RSS_FIELDS, DMNIC_RSS_F_IPV6);
+    dn_wr(&s, DMNIC_REG_RSS_FIELDS, DMNIC_RSS_F_IPV6);
     g_assert_cmpint(landed(&s, &spec, &c), ==, 0);
     g_assert_cmpuint(c.rss_type, ==, DMNIC_RSS_TYPE_IPV6);
     g_assert_cmphex(c.hash, ==, 0x2cc18cd5);
 
     /* no field selected: no hash, DEFAULT_QUEUE */
-    wr(&s, DMNIC_REG_RSS_FIELDS, 0);
-    wr(&s, DMNIC_REG_DEFAULT_QUEUE, 2);
+    dn_wr(&s, DMNIC_REG_RSS_FIELDS, 0);
+    dn_wr(&s, DMNIC_REG_DEFAULT_QUEUE, 2);
     g_assert_cmpint(landed(&s, &spec, &c), ==, 2);
     g_assert_false(c.flags & DMNIC_RXC_F_RSS);
     g_assert_cmpuint(c.rss_type, ==, DMNIC_RSS_TYPE_NONE);
 
     /* another key gives another hash */
-    wr(&s, DMNIC_REG_RSS_FIELDS, DMNIC_RSS_F_ALL);
-    wr(&s, DMNIC_REG_RSS_KEY, 0x12345678);
+    dn_wr(&s, DMNIC_REG_RSS_FIELDS, DMNIC_RSS_F_ALL);
+    dn_wr(&s, DMNIC_REG_RSS_KEY, 0x12345678);
     g_assert_cmpint(landed(&s, &spec, &c), ==, 0);
     g_assert_cmphex(c.hash, !=, 0x40207d3d);
     dn_stop(&s);
@@ -1231,52 +975,53 @@ static uint32_t ref_hash(const uint8_t *key, const DlPktSpec *spec,
 }
 
 /* landed(), then give the queue back the buffers the packet used */
-static int landed_repost(DN *s, const DlPktSpec *spec, Cpl *out)
+static int landed_repost(DnState *s, const DlPktSpec *spec, DnCpl *out)
 {
     int q = landed(s, spec, out);
 
     if (q >= 0) {
-        post_bufs(s, q, 1, 1, PBUF_LEN);
+        dn_post_bufs(s, q, 1, 1, DN_PBUF_LEN);
     }
     return q;
 }
 
 static void test_rss_contexts(void)
 {
-    bool seen[NQ] = { false };
+    bool seen[DN_NQ] = { false };
     DlPktSpec spec;
     Rule r;
-    Cpl c;
-    DN s;
+    DnCpl c;
+    DnState s;
     unsigned i, ctx;
     int q;
 
     dn_start(&s, NULL);
     all_rx_setup(&s);
-    g_assert_cmphex(rd(&s, DMNIC_REG_VERSION), ==, 0x00010001);
-    g_assert_true(rd(&s, DMNIC_REG_CAPS) & DMNIC_CAPS_RSS_CTX);
-    g_assert_cmpuint(rd(&s, DMNIC_REG_RSS_NUM_CTX), ==, DMNIC_RSS_NUM_CTX);
-    g_assert_cmpuint(rd(&s, DMNIC_REG_RSS_NUM_CTX), ==, 8);
+    g_assert_cmphex(dn_rd(&s, DMNIC_REG_VERSION), ==, 0x00010001);
+    g_assert_true(dn_rd(&s, DMNIC_REG_CAPS) & DMNIC_CAPS_RSS_CTX);
+    g_assert_cmpuint(dn_rd(&s, DMNIC_REG_RSS_NUM_CTX), ==, DMNIC_RSS_NUM_CTX);
+    g_assert_cmpuint(dn_rd(&s, DMNIC_REG_RSS_NUM_CTX), ==, 8);
 
     /* every table starts as i % NUM_QUEUES; context 0 is REG_RSS_INDIR */
     for (ctx = 0; ctx < DMNIC_RSS_NUM_CTX; ctx++) {
         for (i = 0; i < DMNIC_RSS_INDIR_SIZE; i += 37) {
-            g_assert_cmpuint(rd(&s, DMNIC_RSS_CTX_INDIR(ctx, i)), ==, i % NQ);
+            g_assert_cmpuint(dn_rd(&s, DMNIC_RSS_CTX_INDIR(ctx, i)), ==,
+                             i % DN_NQ);
         }
     }
-    wr(&s, DMNIC_RSS_CTX_INDIR(0, 5), 3);
-    g_assert_cmpuint(rd(&s, DMNIC_REG_RSS_INDIR + 4 * 5), ==, 3);
-    wr(&s, DMNIC_REG_RSS_INDIR + 4 * 6, 2);
-    g_assert_cmpuint(rd(&s, DMNIC_RSS_CTX_INDIR(0, 6)), ==, 2);
+    dn_wr(&s, DMNIC_RSS_CTX_INDIR(0, 5), 3);
+    g_assert_cmpuint(dn_rd(&s, DMNIC_REG_RSS_INDIR + 4 * 5), ==, 3);
+    dn_wr(&s, DMNIC_REG_RSS_INDIR + 4 * 6, 2);
+    g_assert_cmpuint(dn_rd(&s, DMNIC_RSS_CTX_INDIR(0, 6)), ==, 2);
     /* entries keep bits 15:0 */
-    wr(&s, DMNIC_RSS_CTX_INDIR(7, 127), 0xabcd0001);
-    g_assert_cmphex(rd(&s, DMNIC_RSS_CTX_INDIR(7, 127)), ==, 0x0001);
+    dn_wr(&s, DMNIC_RSS_CTX_INDIR(7, 127), 0xabcd0001);
+    g_assert_cmphex(dn_rd(&s, DMNIC_RSS_CTX_INDIR(7, 127)), ==, 0x0001);
 
     /* context 0 -> queue 0; context 3 spreads over queues 2 and 3 */
     set_key(&s, ms_key);
     for (i = 0; i < DMNIC_RSS_INDIR_SIZE; i++) {
-        wr(&s, DMNIC_RSS_CTX_INDIR(0, i), 0);
-        wr(&s, DMNIC_RSS_CTX_INDIR(3, i), 2 + i % 2);
+        dn_wr(&s, DMNIC_RSS_CTX_INDIR(0, i), 0);
+        dn_wr(&s, DMNIC_RSS_CTX_INDIR(3, i), 2 + i % 2);
     }
     memset(&r, 0, sizeof(r));
     r.l4 = DMNIC_FS_L4_TCP;
@@ -1310,7 +1055,7 @@ static void test_rss_contexts(void)
 
     /* base queue added to the entry: context 4 holds 0/1, base 2 */
     for (i = 0; i < DMNIC_RSS_INDIR_SIZE; i++) {
-        wr(&s, DMNIC_RSS_CTX_INDIR(4, i), i % 2);
+        dn_wr(&s, DMNIC_RSS_CTX_INDIR(4, i), i % 2);
     }
     r.action = DMNIC_FS_ACTION_RSS | (4 << DMNIC_FS_ACTION_CTX_SHIFT) | 2;
     rule_write(&s, 7, &r, true);
@@ -1324,51 +1069,52 @@ static void test_rss_contexts(void)
     }
 
     /* RSS_CTRL_ENABLE off affects context 0 only */
-    wr(&s, DMNIC_REG_RSS_CTRL, 0);
-    wr(&s, DMNIC_REG_DEFAULT_QUEUE, 1);
+    dn_wr(&s, DMNIC_REG_RSS_CTRL, 0);
+    dn_wr(&s, DMNIC_REG_DEFAULT_QUEUE, 1);
     q = landed_repost(&s, &spec, &c);
     g_assert_cmpint(q, >=, 2);
     spec.dport = 2001;
     g_assert_cmpint(landed_repost(&s, &spec, &c), ==, 1);
-    wr(&s, DMNIC_REG_RSS_CTRL, DMNIC_RSS_CTRL_ENABLE);
+    dn_wr(&s, DMNIC_REG_RSS_CTRL, DMNIC_RSS_CTRL_ENABLE);
 
     /* a frame without a hash uses entry 0 of the context */
-    wr(&s, DMNIC_REG_RSS_HFIELDS(DMNIC_RSS_TYPE_IPV4_TCP), 0);
-    wr(&s, DMNIC_RSS_CTX_INDIR(4, 0), 1);
+    dn_wr(&s, DMNIC_REG_RSS_HFIELDS(DMNIC_RSS_TYPE_IPV4_TCP), 0);
+    dn_wr(&s, DMNIC_RSS_CTX_INDIR(4, 0), 1);
     spec.dport = 2000;
     g_assert_cmpint(landed_repost(&s, &spec, &c), ==, 3);
     g_assert_false(c.flags & DMNIC_RXC_F_RSS);
-    wr(&s, DMNIC_REG_RSS_FIELDS, DMNIC_RSS_F_ALL);
+    dn_wr(&s, DMNIC_REG_RSS_FIELDS, DMNIC_RSS_F_ALL);
 
     /* a table entry (+ base) beyond the queues drops the frame */
     for (i = 0; i < DMNIC_RSS_INDIR_SIZE; i++) {
-        wr(&s, DMNIC_RSS_CTX_INDIR(4, i), NQ - 1);
+        dn_wr(&s, DMNIC_RSS_CTX_INDIR(4, i), DN_NQ - 1);
     }
     g_assert_cmpint(landed_repost(&s, &spec, &c), ==, -1);
-    g_assert_cmpuint(rd64(&s, DMNIC_REG_G_RX_DROP_BADQ), ==, 1);
+    g_assert_cmpuint(dn_rd64(&s, DMNIC_REG_G_RX_DROP_BADQ), ==, 1);
 
     /* a rule naming a context >= 8 is refused; rule 7 stays as it was */
     r.action = DMNIC_FS_ACTION_RSS | (8 << DMNIC_FS_ACTION_CTX_SHIFT);
     rule_write(&s, 7, &r, true);
     r.action = DMNIC_FS_ACTION_RSS | (200 << DMNIC_FS_ACTION_CTX_SHIFT);
     rule_write(&s, 9, &r, true);
-    wr(&s, DMNIC_REG_FS_INDEX, 7);
-    wr(&s, DMNIC_REG_FS_CMD, DMNIC_FS_CMD_READ);
-    g_assert_cmphex(rd(&s, DMNIC_REG_FS_ACTION), ==,
+    dn_wr(&s, DMNIC_REG_FS_INDEX, 7);
+    dn_wr(&s, DMNIC_REG_FS_CMD, DMNIC_FS_CMD_READ);
+    g_assert_cmphex(dn_rd(&s, DMNIC_REG_FS_ACTION), ==,
                     DMNIC_FS_ACTION_RSS | (4 << DMNIC_FS_ACTION_CTX_SHIFT) | 2);
-    wr(&s, DMNIC_REG_FS_INDEX, 9);
-    wr(&s, DMNIC_REG_FS_CMD, DMNIC_FS_CMD_READ);
+    dn_wr(&s, DMNIC_REG_FS_INDEX, 9);
+    dn_wr(&s, DMNIC_REG_FS_CMD, DMNIC_FS_CMD_READ);
     for (i = DMNIC_REG_FS_CTRL; i < DMNIC_REG_FS_DST_IP_MASK + 16; i += 4) {
-        g_assert_cmphex(rd(&s, i), ==, 0);
+        g_assert_cmphex(dn_rd(&s, i), ==, 0);
     }
     /* an invalid rule may carry anything */
     rule_write(&s, 9, &r, false);
 
     /* reset restores every table */
-    wr(&s, DMNIC_REG_CTRL, DMNIC_CTRL_RESET);
+    dn_wr(&s, DMNIC_REG_CTRL, DMNIC_CTRL_RESET);
     for (ctx = 0; ctx < DMNIC_RSS_NUM_CTX; ctx++) {
         for (i = 0; i < DMNIC_RSS_INDIR_SIZE; i++) {
-            g_assert_cmpuint(rd(&s, DMNIC_RSS_CTX_INDIR(ctx, i)), ==, i % NQ);
+            g_assert_cmpuint(dn_rd(&s, DMNIC_RSS_CTX_INDIR(ctx, i)), ==,
+                             i % DN_NQ);
         }
     }
     dn_stop(&s);
@@ -1384,31 +1130,25 @@ static void test_rss_hfields(void)
         DMNIC_RSS_HF_IP_SRC | DMNIC_RSS_HF_L4_DST,
         DMNIC_RSS_HF_ALL,
     };
-    static const uint8_t v6s[16] = {
-        0x3f, 0xfe, 0x25, 0x01, 0x02, 0x00, 0x1f, 0xff, 0, 0, 0, 0, 0, 0, 0,
-        7 };
-    static const uint8_t v6d[16] = {
-        0x3f, 0xfe, 0x25, 0x01, 0x02, 0x00, 0x00, 0x03, 0, 0, 0, 0, 0, 0, 0,
-        1 };
     uint32_t hashes[G_N_ELEMENTS(subsets)];
     DlPktSpec spec, rev;
-    Cpl c, c2;
-    DN s;
+    DnCpl c, c2;
+    DnState s;
     unsigned i, j, t;
 
     dn_start(&s, NULL);
     all_rx_setup(&s);
-    g_assert_true(rd(&s, DMNIC_REG_CAPS) & DMNIC_CAPS_RSS_HFIELDS);
+    g_assert_true(dn_rd(&s, DMNIC_REG_CAPS) & DMNIC_CAPS_RSS_HFIELDS);
     /* reset: addresses for IP types, addresses and ports for TCP/UDP */
     for (t = DMNIC_RSS_TYPE_IPV4; t <= DMNIC_RSS_TYPE_IPV6_UDP; t++) {
         bool ip = t == DMNIC_RSS_TYPE_IPV4 || t == DMNIC_RSS_TYPE_IPV6;
 
-        g_assert_cmphex(rd(&s, DMNIC_REG_RSS_HFIELDS(t)), ==,
+        g_assert_cmphex(dn_rd(&s, DMNIC_REG_RSS_HFIELDS(t)), ==,
                         ip ? DMNIC_RSS_HF_IP : DMNIC_RSS_HF_ALL);
     }
-    g_assert_cmphex(rd(&s, DMNIC_REG_RSS_FIELDS), ==, DMNIC_RSS_F_ALL);
-    steer_all_to(&s, 0);
-    wr(&s, DMNIC_REG_RSS_CTRL, 0);
+    g_assert_cmphex(dn_rd(&s, DMNIC_REG_RSS_FIELDS), ==, DMNIC_RSS_F_ALL);
+    dn_steer_all_to(&s, 0);
+    dn_wr(&s, DMNIC_REG_RSS_CTRL, 0);
     set_key(&s, ms_key);
 
     /* the reference hash agrees with Microsoft's verification suite */
@@ -1424,8 +1164,9 @@ static void test_rss_hfields(void)
 
     /* every field subset gives the hash of exactly those fields */
     for (i = 0; i < G_N_ELEMENTS(subsets); i++) {
-        wr(&s, DMNIC_REG_RSS_HFIELDS(DMNIC_RSS_TYPE_IPV4_TCP), subsets[i]);
-        g_assert_cmphex(rd(&s, DMNIC_REG_RSS_HFIELDS(DMNIC_RSS_TYPE_IPV4_TCP)),
+        dn_wr(&s, DMNIC_REG_RSS_HFIELDS(DMNIC_RSS_TYPE_IPV4_TCP), subsets[i]);
+        g_assert_cmphex(dn_rd(&s,
+                              DMNIC_REG_RSS_HFIELDS(DMNIC_RSS_TYPE_IPV4_TCP)),
                         ==, subsets[i]);
         g_assert_cmpint(landed_repost(&s, &spec, &c), ==, 0);
         g_assert_true(c.flags & DMNIC_RXC_F_RSS);
@@ -1446,12 +1187,12 @@ static void test_rss_hfields(void)
 
     /* IPv6 UDP, destination address and source port only */
     dl_pkt_default(&spec, 6, DL_PROTO_UDP, 10);
-    memcpy(spec.saddr, v6s, 16);
-    memcpy(spec.daddr, v6d, 16);
+    memcpy(spec.saddr, ms_v6_src, 16);
+    memcpy(spec.daddr, ms_v6_dst, 16);
     spec.dport = 1766;
     spec.sport = 2794;
-    wr(&s, DMNIC_REG_RSS_HFIELDS(DMNIC_RSS_TYPE_IPV6_UDP),
-       DMNIC_RSS_HF_IP_DST | DMNIC_RSS_HF_L4_SRC);
+    dn_wr(&s, DMNIC_REG_RSS_HFIELDS(DMNIC_RSS_TYPE_IPV6_UDP),
+          DMNIC_RSS_HF_IP_DST | DMNIC_RSS_HF_L4_SRC);
     g_assert_cmpint(landed_repost(&s, &spec, &c), ==, 0);
     g_assert_cmphex(c.hash, ==,
                     ref_hash(ms_key, &spec,
@@ -1459,48 +1200,48 @@ static void test_rss_hfields(void)
                              false));
     g_assert_cmpuint(c.rss_type, ==, DMNIC_RSS_TYPE_IPV6_UDP);
     /* nothing selected: no hash */
-    wr(&s, DMNIC_REG_RSS_HFIELDS(DMNIC_RSS_TYPE_IPV6_UDP), 0);
+    dn_wr(&s, DMNIC_REG_RSS_HFIELDS(DMNIC_RSS_TYPE_IPV6_UDP), 0);
     g_assert_cmpint(landed_repost(&s, &spec, &c), ==, 0);
     g_assert_false(c.flags & DMNIC_RXC_F_RSS);
     g_assert_cmpuint(c.rss_type, ==, DMNIC_RSS_TYPE_NONE);
 
     /* IP types have no port bits */
-    wr(&s, DMNIC_REG_RSS_HFIELDS(DMNIC_RSS_TYPE_IPV4), 0xffffffff);
-    g_assert_cmphex(rd(&s, DMNIC_REG_RSS_HFIELDS(DMNIC_RSS_TYPE_IPV4)), ==,
+    dn_wr(&s, DMNIC_REG_RSS_HFIELDS(DMNIC_RSS_TYPE_IPV4), 0xffffffff);
+    g_assert_cmphex(dn_rd(&s, DMNIC_REG_RSS_HFIELDS(DMNIC_RSS_TYPE_IPV4)), ==,
                     DMNIC_RSS_HF_IP);
-    wr(&s, DMNIC_REG_RSS_HFIELDS(DMNIC_RSS_TYPE_IPV4_TCP), 0xffffffff);
-    g_assert_cmphex(rd(&s, DMNIC_REG_RSS_HFIELDS(DMNIC_RSS_TYPE_IPV4_TCP)),
+    dn_wr(&s, DMNIC_REG_RSS_HFIELDS(DMNIC_RSS_TYPE_IPV4_TCP), 0xffffffff);
+    g_assert_cmphex(dn_rd(&s, DMNIC_REG_RSS_HFIELDS(DMNIC_RSS_TYPE_IPV4_TCP)),
                     ==, DMNIC_RSS_HF_ALL);
 
     /* the 1.0 register writes and derives the same state */
-    wr(&s, DMNIC_REG_RSS_FIELDS, DMNIC_RSS_F_IPV4 | DMNIC_RSS_F_IPV6_TCP);
-    g_assert_cmphex(rd(&s, DMNIC_REG_RSS_HFIELDS(DMNIC_RSS_TYPE_IPV4_TCP)),
+    dn_wr(&s, DMNIC_REG_RSS_FIELDS, DMNIC_RSS_F_IPV4 | DMNIC_RSS_F_IPV6_TCP);
+    g_assert_cmphex(dn_rd(&s, DMNIC_REG_RSS_HFIELDS(DMNIC_RSS_TYPE_IPV4_TCP)),
                     ==, DMNIC_RSS_HF_IP);
-    g_assert_cmphex(rd(&s, DMNIC_REG_RSS_HFIELDS(DMNIC_RSS_TYPE_IPV4_UDP)),
+    g_assert_cmphex(dn_rd(&s, DMNIC_REG_RSS_HFIELDS(DMNIC_RSS_TYPE_IPV4_UDP)),
                     ==, DMNIC_RSS_HF_IP);
-    g_assert_cmphex(rd(&s, DMNIC_REG_RSS_HFIELDS(DMNIC_RSS_TYPE_IPV6)),
+    g_assert_cmphex(dn_rd(&s, DMNIC_REG_RSS_HFIELDS(DMNIC_RSS_TYPE_IPV6)),
                     ==, 0);
-    g_assert_cmphex(rd(&s, DMNIC_REG_RSS_HFIELDS(DMNIC_RSS_TYPE_IPV6_TCP)),
+    g_assert_cmphex(dn_rd(&s, DMNIC_REG_RSS_HFIELDS(DMNIC_RSS_TYPE_IPV6_TCP)),
                     ==, DMNIC_RSS_HF_ALL);
-    g_assert_cmphex(rd(&s, DMNIC_REG_RSS_HFIELDS(DMNIC_RSS_TYPE_IPV6_UDP)),
+    g_assert_cmphex(dn_rd(&s, DMNIC_REG_RSS_HFIELDS(DMNIC_RSS_TYPE_IPV6_UDP)),
                     ==, 0);
-    g_assert_cmphex(rd(&s, DMNIC_REG_RSS_FIELDS), ==,
+    g_assert_cmphex(dn_rd(&s, DMNIC_REG_RSS_FIELDS), ==,
                     DMNIC_RSS_F_IPV4 | DMNIC_RSS_F_IPV6_TCP);
-    wr(&s, DMNIC_REG_RSS_HFIELDS(DMNIC_RSS_TYPE_IPV4_UDP),
-       DMNIC_RSS_HF_L4_DST);
-    g_assert_cmphex(rd(&s, DMNIC_REG_RSS_FIELDS), ==,
+    dn_wr(&s, DMNIC_REG_RSS_HFIELDS(DMNIC_RSS_TYPE_IPV4_UDP),
+          DMNIC_RSS_HF_L4_DST);
+    g_assert_cmphex(dn_rd(&s, DMNIC_REG_RSS_FIELDS), ==,
                     DMNIC_RSS_F_IPV4 | DMNIC_RSS_F_IPV4_UDP |
                     DMNIC_RSS_F_IPV6_TCP);
 
     /* symmetric XOR: both directions hash alike */
-    wr(&s, DMNIC_REG_RSS_FIELDS, DMNIC_RSS_F_ALL);
-    wr(&s, DMNIC_REG_RSS_CTRL, DMNIC_RSS_CTRL_SYM_XOR);
-    g_assert_cmphex(rd(&s, DMNIC_REG_RSS_CTRL), ==, DMNIC_RSS_CTRL_SYM_XOR);
+    dn_wr(&s, DMNIC_REG_RSS_FIELDS, DMNIC_RSS_F_ALL);
+    dn_wr(&s, DMNIC_REG_RSS_CTRL, DMNIC_RSS_CTRL_SYM_XOR);
+    g_assert_cmphex(dn_rd(&s, DMNIC_REG_RSS_CTRL), ==, DMNIC_RSS_CTRL_SYM_XOR);
     for (i = 0; i < 2; i++) {
         dl_pkt_default(&spec, i ? 6 : 4, DL_PROTO_TCP, 10);
         if (i) {
-            memcpy(spec.saddr, v6s, 16);
-            memcpy(spec.daddr, v6d, 16);
+            memcpy(spec.saddr, ms_v6_src, 16);
+            memcpy(spec.daddr, ms_v6_dst, 16);
         }
         rev = spec;
         memcpy(rev.saddr, spec.daddr, 16);
@@ -1516,58 +1257,23 @@ static void test_rss_hfields(void)
                         ref_hash(ms_key, &spec, DMNIC_RSS_HF_ALL, false));
     }
     /* and without it they differ */
-    wr(&s, DMNIC_REG_RSS_CTRL, 0);
+    dn_wr(&s, DMNIC_REG_RSS_CTRL, 0);
     g_assert_cmpint(landed_repost(&s, &spec, &c), ==, 0);
     g_assert_cmpint(landed_repost(&s, &rev, &c2), ==, 0);
     g_assert_cmphex(c.hash, !=, c2.hash);
 
     /* reset restores the fields */
-    wr(&s, DMNIC_REG_RSS_HFIELDS(DMNIC_RSS_TYPE_IPV4_TCP), 1);
-    wr(&s, DMNIC_REG_CTRL, DMNIC_CTRL_RESET);
-    g_assert_cmphex(rd(&s, DMNIC_REG_RSS_HFIELDS(DMNIC_RSS_TYPE_IPV4_TCP)),
+    dn_wr(&s, DMNIC_REG_RSS_HFIELDS(DMNIC_RSS_TYPE_IPV4_TCP), 1);
+    dn_wr(&s, DMNIC_REG_CTRL, DMNIC_CTRL_RESET);
+    g_assert_cmphex(dn_rd(&s, DMNIC_REG_RSS_HFIELDS(DMNIC_RSS_TYPE_IPV4_TCP)),
                     ==, DMNIC_RSS_HF_ALL);
-    g_assert_cmphex(rd(&s, DMNIC_REG_RSS_CTRL), ==, DMNIC_RSS_CTRL_ENABLE);
+    g_assert_cmphex(dn_rd(&s, DMNIC_REG_RSS_CTRL), ==, DMNIC_RSS_CTRL_ENABLE);
     dn_stop(&s);
 }
 
 /* ------------------------------------------------------------------ */
 /* TX                                                                  */
 /* ------------------------------------------------------------------ */
-
-static void expect_qerr(DN *s, unsigned q, bool tx, uint8_t code);
-
-static void post_txd(DN *s, unsigned q, uint64_t addr, uint32_t len,
-                     uint16_t id, uint16_t flags, uint16_t cstart,
-                     uint16_t coff)
-{
-    DQ *d = &s->q[q];
-    uint8_t desc[DMNIC_TXD_SIZE] = { 0 };
-
-    stq_le_p(desc + DMNIC_TXD_ADDR, addr);
-    stl_le_p(desc + DMNIC_TXD_LEN, len);
-    stw_le_p(desc + DMNIC_TXD_ID, id);
-    stw_le_p(desc + DMNIC_TXD_FLAGS, flags);
-    stw_le_p(desc + DMNIC_TXD_CSUM_START, cstart);
-    stw_le_p(desc + DMNIC_TXD_CSUM_OFFSET, coff);
-    qtest_memwrite(s->qts, d->ring[TXD] + d->txd_tail * DMNIC_TXD_SIZE, desc,
-                   sizeof(desc));
-    d->txd_tail = (d->txd_tail + 1) % d->size[TXD];
-}
-
-static void read_txc(DN *s, unsigned q, uint32_t idx, uint16_t *id,
-                     uint16_t *ndesc, uint32_t *len, uint32_t *status,
-                     uint32_t *flags)
-{
-    uint8_t b[DMNIC_TXC_SIZE];
-
-    qtest_memread(s->qts, s->q[q].ring[TXC] + idx * DMNIC_TXC_SIZE, b,
-                  sizeof(b));
-    *id = lduw_le_p(b + DMNIC_TXC_ID);
-    *ndesc = lduw_le_p(b + DMNIC_TXC_NDESC);
-    *len = ldl_le_p(b + DMNIC_TXC_LEN);
-    *status = ldl_le_p(b + DMNIC_TXC_STATUS);
-    *flags = ldl_le_p(b + DMNIC_TXC_FLAGS);
-}
 
 /* a TCP frame whose checksum field holds the pseudo-header sum */
 static size_t partial_frame(uint8_t *frame, size_t payload, size_t *l4_off)
@@ -1588,38 +1294,37 @@ static size_t partial_frame(uint8_t *frame, size_t payload, size_t *l4_off)
 
 static void test_tx_gather_csum(void)
 {
-    g_autofree uint8_t *frame = g_malloc0(FRAME_MAX);
-    g_autofree uint8_t *out = g_malloc0(FRAME_MAX);
+    g_autofree uint8_t *frame = g_malloc0(DN_FRAME_MAX);
+    g_autofree uint8_t *out = g_malloc0(DN_FRAME_MAX);
     uint64_t b0, b1, b2;
     size_t len, l4_off;
     ssize_t got;
-    uint16_t id, ndesc;
-    uint32_t clen, status, flags;
-    DN s;
+    DnTxc t;
+    DnState s;
     int i;
 
     dn_start(&s, NULL);
-    tx_setup(&s, 1);
+    dn_tx_setup(&s, 1);
     len = partial_frame(frame, 1000, &l4_off);
     g_assert_false(dl_pkt_l4_csum_ok(frame, len));
 
     /* three buffers, the middle one at an odd address */
-    b0 = galloc(&s, 4096);
-    b1 = galloc(&s, 4096) + 3;
-    b2 = galloc(&s, 4096);
+    b0 = dn_galloc(&s, 4096);
+    b1 = dn_galloc(&s, 4096) + 3;
+    b2 = dn_galloc(&s, 4096);
     qtest_memwrite(s.qts, b0, frame, 54);
     qtest_memwrite(s.qts, b1, frame + 54, 301);
     qtest_memwrite(s.qts, b2, frame + 355, len - 355);
-    post_txd(&s, 1, b0, 54, 0xabc, DMNIC_TXD_F_CSUM, l4_off, 16);
-    post_txd(&s, 1, b1, 301, 0, 0, 0, 0);
-    ring_doorbell(&s, 1, TXD);
+    dn_post_txd(&s, 1, b0, 54, 0xabc, DMNIC_TXD_F_CSUM, l4_off, 16);
+    dn_post_txd(&s, 1, b1, 301, 0, 0, 0, 0);
+    dn_ring_doorbell(&s, 1, DN_TXD);
     /* no EOP yet: nothing is sent */
-    g_assert_cmpint(dl_sock_recv(s.sv[0], out, FRAME_MAX, 100), ==, -1);
-    g_assert_cmpuint(qrd(&s, 1, DMNIC_Q_TXD + DMNIC_RING_DEV), ==, 0);
-    post_txd(&s, 1, b2, len - 355, 0, DMNIC_TXD_F_EOP, 0, 0);
-    ring_doorbell(&s, 1, TXD);
+    g_assert_cmpint(dl_sock_recv(s.sv[0], out, DN_FRAME_MAX, 100), ==, -1);
+    g_assert_cmpuint(dn_qrd(&s, 1, DMNIC_Q_TXD + DMNIC_RING_DEV), ==, 0);
+    dn_post_txd(&s, 1, b2, len - 355, 0, DMNIC_TXD_F_EOP, 0, 0);
+    dn_ring_doorbell(&s, 1, DN_TXD);
 
-    got = dl_sock_recv(s.sv[0], out, FRAME_MAX, 5000);
+    got = dl_sock_recv(s.sv[0], out, DN_FRAME_MAX, 5000);
     g_assert_cmpint(got, ==, len);
     g_assert_true(dl_pkt_l4_csum_ok(out, len));
     /* everything but the checksum is byte-exact */
@@ -1627,83 +1332,82 @@ static void test_tx_gather_csum(void)
     g_assert_cmpmem(out + l4_off + 18, len - l4_off - 18,
                     frame + l4_off + 18, len - l4_off - 18);
 
-    g_assert_cmpuint(qrd(&s, 1, DMNIC_Q_TXD + DMNIC_RING_DEV), ==, 3);
-    g_assert_cmpuint(qrd(&s, 1, DMNIC_Q_TXC + DMNIC_RING_DEV), ==, 1);
-    read_txc(&s, 1, 0, &id, &ndesc, &clen, &status, &flags);
-    g_assert_cmphex(id, ==, 0xabc);
-    g_assert_cmpuint(ndesc, ==, 3);
-    g_assert_cmpuint(clen, ==, len);
-    g_assert_cmpuint(status, ==, DMNIC_TXC_S_OK);
-    g_assert_cmphex(flags, ==, DMNIC_TXC_F_GEN);
-    g_assert_cmpuint(qstat(&s, 1, DMNIC_Q_TX_PACKETS), ==, 1);
-    g_assert_cmpuint(qstat(&s, 1, DMNIC_Q_TX_BYTES), ==, len);
-    g_assert_cmpuint(qstat(&s, 1, DMNIC_Q_TX_CSUM), ==, 1);
-    g_assert_cmphex(qrd(&s, 1, DMNIC_Q_INT_CAUSE), ==, DMNIC_Q_INT_TX);
+    g_assert_cmpuint(dn_qrd(&s, 1, DMNIC_Q_TXD + DMNIC_RING_DEV), ==, 3);
+    g_assert_cmpuint(dn_qrd(&s, 1, DMNIC_Q_TXC + DMNIC_RING_DEV), ==, 1);
+    dn_read_txc(&s, 1, 0, &t);
+    g_assert_cmphex(t.id, ==, 0xabc);
+    g_assert_cmpuint(t.ndesc, ==, 3);
+    g_assert_cmpuint(t.len, ==, len);
+    g_assert_cmpuint(t.status, ==, DMNIC_TXC_S_OK);
+    g_assert_cmphex(t.flags, ==, DMNIC_TXC_F_GEN);
+    g_assert_cmpuint(dn_qstat(&s, 1, DMNIC_Q_TX_PACKETS), ==, 1);
+    g_assert_cmpuint(dn_qstat(&s, 1, DMNIC_Q_TX_BYTES), ==, len);
+    g_assert_cmpuint(dn_qstat(&s, 1, DMNIC_Q_TX_CSUM), ==, 1);
+    g_assert_cmphex(dn_qrd(&s, 1, DMNIC_Q_INT_CAUSE), ==, DMNIC_Q_INT_TX);
 
     /* a short frame is padded to 60 bytes */
     qtest_memwrite(s.qts, b0, frame, 20);
-    post_txd(&s, 1, b0, 20, 7, DMNIC_TXD_F_EOP, 0, 0);
-    ring_doorbell(&s, 1, TXD);
-    got = dl_sock_recv(s.sv[0], out, FRAME_MAX, 5000);
+    dn_post_txd(&s, 1, b0, 20, 7, DMNIC_TXD_F_EOP, 0, 0);
+    dn_ring_doorbell(&s, 1, DN_TXD);
+    got = dl_sock_recv(s.sv[0], out, DN_FRAME_MAX, 5000);
     g_assert_cmpint(got, ==, 60);
     g_assert_cmpmem(out, 20, frame, 20);
     for (i = 20; i < 60; i++) {
         g_assert_cmphex(out[i], ==, 0);
     }
-    read_txc(&s, 1, 1, &id, &ndesc, &clen, &status, &flags);
-    g_assert_cmpuint(id, ==, 7);
-    g_assert_cmpuint(clen, ==, 20);
+    dn_read_txc(&s, 1, 1, &t);
+    g_assert_cmpuint(t.id, ==, 7);
+    g_assert_cmpuint(t.len, ==, 20);
     dn_stop(&s);
 }
 
 static void test_tx_cpl_ring_full(void)
 {
-    g_autofree uint8_t *out = g_malloc0(FRAME_MAX);
+    g_autofree uint8_t *out = g_malloc0(DN_FRAME_MAX);
     uint8_t frame[64];
     uint64_t b;
     unsigned i;
-    DN s;
+    DnState s;
 
     dn_start(&s, NULL);
-    ring_setup(&s, 0, TXD, 16);
-    ring_setup(&s, 0, TXC, 8);
-    qwr(&s, 0, DMNIC_Q_CTRL, DMNIC_Q_CTRL_TX_ENABLE);
-    b = galloc(&s, 64);
+    dn_ring_setup(&s, 0, DN_TXD, 16);
+    dn_ring_setup(&s, 0, DN_TXC, 8);
+    dn_qwr(&s, 0, DMNIC_Q_CTRL, DMNIC_Q_CTRL_TX_ENABLE);
+    b = dn_galloc(&s, 64);
     memset(frame, 0x5a, sizeof(frame));
     qtest_memwrite(s.qts, b, frame, sizeof(frame));
     for (i = 0; i < 10; i++) {
-        post_txd(&s, 0, b, 64, i, DMNIC_TXD_F_EOP, 0, 0);
+        dn_post_txd(&s, 0, b, 64, i, DMNIC_TXD_F_EOP, 0, 0);
     }
-    ring_doorbell(&s, 0, TXD);
+    dn_ring_doorbell(&s, 0, DN_TXD);
     /* only 7 completion slots: 7 packets go out */
-    g_assert_cmpuint(qstat(&s, 0, DMNIC_Q_TX_PACKETS), ==, 7);
-    g_assert_cmpuint(qrd(&s, 0, DMNIC_Q_TXD + DMNIC_RING_DEV), ==, 7);
+    g_assert_cmpuint(dn_qstat(&s, 0, DMNIC_Q_TX_PACKETS), ==, 7);
+    g_assert_cmpuint(dn_qrd(&s, 0, DMNIC_Q_TXD + DMNIC_RING_DEV), ==, 7);
     /* the driver consumes 5 completions: the rest goes */
-    qwr(&s, 0, DMNIC_Q_TXC + DMNIC_RING_DRV, 5);
-    g_assert_cmpuint(qstat(&s, 0, DMNIC_Q_TX_PACKETS), ==, 10);
+    dn_qwr(&s, 0, DMNIC_Q_TXC + DMNIC_RING_DRV, 5);
+    g_assert_cmpuint(dn_qstat(&s, 0, DMNIC_Q_TX_PACKETS), ==, 10);
     for (i = 0; i < 10; i++) {
-        g_assert_cmpint(dl_sock_recv(s.sv[0], out, FRAME_MAX, 5000), ==, 64);
+        g_assert_cmpint(dl_sock_recv(s.sv[0], out, DN_FRAME_MAX, 5000), ==, 64);
     }
     dn_stop(&s);
 }
 
 static void check_tso(int l3)
 {
-    g_autofree uint8_t *frame = g_malloc0(FRAME_MAX);
-    g_autofree uint8_t *out = g_malloc0(FRAME_MAX);
-    g_autofree uint8_t *pay = g_malloc0(FRAME_MAX);
+    g_autofree uint8_t *frame = g_malloc0(DN_FRAME_MAX);
+    g_autofree uint8_t *out = g_malloc0(DN_FRAME_MAX);
+    g_autofree uint8_t *pay = g_malloc0(DN_FRAME_MAX);
     DlPktSpec spec;
     size_t len, hlen, l4_off, got_pay = 0, chunk;
     const size_t mss = 1448;
     uint64_t buf;
-    uint16_t id, ndesc;
-    uint32_t clen, status, flags;
+    DnTxc t;
     unsigned i, nseg;
-    DN s;
+    DnState s;
 
     dn_start(&s, NULL);
-    g_assert_true(rd(&s, DMNIC_REG_CAPS) & DMNIC_CAPS_TSO);
-    tx_setup(&s, 0);
+    g_assert_true(dn_rd(&s, DMNIC_REG_CAPS) & DMNIC_CAPS_TSO);
+    dn_tx_setup(&s, 0);
     dl_pkt_default(&spec, l3, DL_PROTO_TCP, 10000);
     spec.ip6_ext_hdrs = l3 == 6 ? 1 : 0;
     spec.tcp_opt_len = 12;
@@ -1713,25 +1417,25 @@ static void check_tso(int l3)
     nseg = DIV_ROUND_UP(len - hlen, mss);
 
     /* four descriptors, split at odd places */
-    buf = galloc(&s, 16384);
+    buf = dn_galloc(&s, 16384);
     qtest_memwrite(s.qts, buf, frame, len);
     chunk = len / 4;
     for (i = 0; i < 4; i++) {
         size_t off = i * chunk;
         size_t n = i == 3 ? len - off : chunk;
 
-        post_txd(&s, 0, buf + off, n, i ? 0 : 0x77,
-                 (i ? 0 : DMNIC_TXD_F_TSO | DMNIC_TXD_F_CSUM) |
-                 (i == 3 ? DMNIC_TXD_F_EOP : 0), i ? 0 : l4_off,
-                 i ? 0 : 16);
+        dn_post_txd(&s, 0, buf + off, n, i ? 0 : 0x77,
+                    (i ? 0 : DMNIC_TXD_F_TSO | DMNIC_TXD_F_CSUM) |
+                    (i == 3 ? DMNIC_TXD_F_EOP : 0), i ? 0 : l4_off,
+                    i ? 0 : 16);
         if (!i) {
-            qtest_writew(s.qts, s.q[0].ring[TXD] + DMNIC_TXD_MSS, mss);
+            qtest_writew(s.qts, s.q[0].ring[DN_TXD] + DMNIC_TXD_MSS, mss);
         }
     }
-    ring_doorbell(&s, 0, TXD);
+    dn_ring_doorbell(&s, 0, DN_TXD);
 
     for (i = 0; i < nseg; i++) {
-        ssize_t got = dl_sock_recv(s.sv[0], out, FRAME_MAX, 5000);
+        ssize_t got = dl_sock_recv(s.sv[0], out, DN_FRAME_MAX, 5000);
         size_t seg = MIN(mss, len - hlen - i * mss);
         const uint8_t *tcp = out + l4_off;
 
@@ -1755,25 +1459,25 @@ static void check_tso(int l3)
         got_pay += seg;
     }
     g_assert_cmpmem(pay, got_pay, frame + hlen, len - hlen);
-    g_assert_cmpint(dl_sock_recv(s.sv[0], out, FRAME_MAX, 100), ==, -1);
-    read_txc(&s, 0, 0, &id, &ndesc, &clen, &status, &flags);
-    g_assert_cmphex(id, ==, 0x77);
-    g_assert_cmpuint(ndesc, ==, 4);
-    g_assert_cmpuint(clen, ==, len);
-    g_assert_cmpuint(status, ==, DMNIC_TXC_S_OK);
-    g_assert_cmpuint(qstat(&s, 0, DMNIC_Q_TX_PACKETS), ==, nseg);
-    g_assert_cmpuint(qstat(&s, 0, DMNIC_Q_TX_BYTES), ==,
+    g_assert_cmpint(dl_sock_recv(s.sv[0], out, DN_FRAME_MAX, 100), ==, -1);
+    dn_read_txc(&s, 0, 0, &t);
+    g_assert_cmphex(t.id, ==, 0x77);
+    g_assert_cmpuint(t.ndesc, ==, 4);
+    g_assert_cmpuint(t.len, ==, len);
+    g_assert_cmpuint(t.status, ==, DMNIC_TXC_S_OK);
+    g_assert_cmpuint(dn_qstat(&s, 0, DMNIC_Q_TX_PACKETS), ==, nseg);
+    g_assert_cmpuint(dn_qstat(&s, 0, DMNIC_Q_TX_BYTES), ==,
                      len + (nseg - 1) * hlen);
-    g_assert_cmpuint(qstat(&s, 0, DMNIC_Q_TX_TSO), ==, 1);
+    g_assert_cmpuint(dn_qstat(&s, 0, DMNIC_Q_TX_TSO), ==, 1);
 
     /* TSO on a UDP frame is refused */
     dl_pkt_default(&spec, l3, DL_PROTO_UDP, 3000);
     len = dl_pkt_build(&spec, frame, &hlen);
     qtest_memwrite(s.qts, buf, frame, len);
-    post_txd(&s, 0, buf, len, 1, DMNIC_TXD_F_TSO | DMNIC_TXD_F_EOP,
-             hlen - 8, 6);
-    ring_doorbell(&s, 0, TXD);
-    expect_qerr(&s, 0, true, DMNIC_QERR_BAD_DESC);
+    dn_post_txd(&s, 0, buf, len, 1, DMNIC_TXD_F_TSO | DMNIC_TXD_F_EOP,
+                hlen - 8, 6);
+    dn_ring_doorbell(&s, 0, DN_TXD);
+    dn_expect_qerr(&s, 0, true, DMNIC_QERR_BAD_DESC);
     dn_stop(&s);
 }
 
@@ -1793,95 +1497,96 @@ static void test_tso_ipv6(void)
 
 static void test_queue_restart(void)
 {
-    g_autofree uint8_t *frame = g_malloc0(FRAME_MAX);
+    g_autofree uint8_t *frame = g_malloc0(DN_FRAME_MAX);
     DlPktSpec spec;
     size_t len;
     RxPkt p;
-    DN s;
+    DnState s;
     int i;
 
     dn_start(&s, NULL);
-    steer_all_to(&s, 2);
+    dn_steer_all_to(&s, 2);
     rx_setup(&s, 2, true, true);
     dl_pkt_default(&spec, 4, DL_PROTO_TCP, 3000);
     len = dl_pkt_build(&spec, frame, NULL);
     /* traffic */
     for (i = 0; i < 3; i++) {
-        inject(&s, frame, len);
+        dn_inject(&s, frame, len);
     }
-    g_assert_cmpuint(qrd(&s, 2, DMNIC_Q_HBR + DMNIC_RING_DEV), ==, 3);
+    g_assert_cmpuint(dn_qrd(&s, 2, DMNIC_Q_HBR + DMNIC_RING_DEV), ==, 3);
     /* stop: quiesced at once, nothing more is touched */
-    qwr(&s, 2, DMNIC_Q_CTRL, DMNIC_Q_CTRL_HDS_ENABLE);
-    g_assert_cmphex(qrd(&s, 2, DMNIC_Q_STATUS) & DMNIC_Q_STATUS_RX_QUIESCED,
+    dn_qwr(&s, 2, DMNIC_Q_CTRL, DMNIC_Q_CTRL_HDS_ENABLE);
+    g_assert_cmphex(dn_qrd(&s, 2, DMNIC_Q_STATUS) & DMNIC_Q_STATUS_RX_QUIESCED,
                     ==, DMNIC_Q_STATUS_RX_QUIESCED);
     for (i = 0; i < 2; i++) {
-        inject(&s, frame, len);
+        dn_inject(&s, frame, len);
     }
-    g_assert_cmpuint(qstat(&s, 2, DMNIC_Q_RX_DROP_DISABLED), ==, 2);
-    g_assert_cmpuint(qrd(&s, 2, DMNIC_Q_HBR + DMNIC_RING_DEV), ==, 3);
-    g_assert_cmpuint(qrd(&s, 2, DMNIC_Q_RXC + DMNIC_RING_DEV), ==, 3);
+    g_assert_cmpuint(dn_qstat(&s, 2, DMNIC_Q_RX_DROP_DISABLED), ==, 2);
+    g_assert_cmpuint(dn_qrd(&s, 2, DMNIC_Q_HBR + DMNIC_RING_DEV), ==, 3);
+    g_assert_cmpuint(dn_qrd(&s, 2, DMNIC_Q_RXC + DMNIC_RING_DEV), ==, 3);
     /* buffers [DEV, DRV) are the driver's again */
-    g_assert_cmpuint(qrd(&s, 2, DMNIC_Q_HBR + DMNIC_RING_DRV), ==, 32);
+    g_assert_cmpuint(dn_qrd(&s, 2, DMNIC_Q_HBR + DMNIC_RING_DRV), ==, 32);
 
     /* restart with fresh rings: indices start at 0, generation 1 */
     rx_setup(&s, 2, true, true);
-    g_assert_cmpuint(qrd(&s, 2, DMNIC_Q_HBR + DMNIC_RING_DEV), ==, 0);
-    g_assert_cmpuint(qrd(&s, 2, DMNIC_Q_RXC + DMNIC_RING_DEV), ==, 0);
-    inject(&s, frame, len);
+    g_assert_cmpuint(dn_qrd(&s, 2, DMNIC_Q_HBR + DMNIC_RING_DEV), ==, 0);
+    g_assert_cmpuint(dn_qrd(&s, 2, DMNIC_Q_RXC + DMNIC_RING_DEV), ==, 0);
+    dn_inject(&s, frame, len);
     rx_packet(&s, 2, &p);
     g_assert_true(p.first.flags & DMNIC_RXC_F_GEN);
     g_assert_cmpuint(p.first.hdr_id, ==, 0);
     rx_packet_free(&p);
 
     /* TX disable leaves posted descriptors alone */
-    tx_setup(&s, 2);
-    qwr(&s, 2, DMNIC_Q_CTRL, DMNIC_Q_CTRL_RX_ENABLE);
-    g_assert_true(qrd(&s, 2, DMNIC_Q_STATUS) & DMNIC_Q_STATUS_TX_QUIESCED);
-    post_txd(&s, 2, s.q[2].hbuf[0], 60, 1, DMNIC_TXD_F_EOP, 0, 0);
-    ring_doorbell(&s, 2, TXD);
-    g_assert_cmpuint(qrd(&s, 2, DMNIC_Q_TXD + DMNIC_RING_DEV), ==, 0);
-    g_assert_cmpuint(qstat(&s, 2, DMNIC_Q_TX_PACKETS), ==, 0);
+    dn_tx_setup(&s, 2);
+    dn_qwr(&s, 2, DMNIC_Q_CTRL, DMNIC_Q_CTRL_RX_ENABLE);
+    g_assert_true(dn_qrd(&s, 2, DMNIC_Q_STATUS) & DMNIC_Q_STATUS_TX_QUIESCED);
+    dn_post_txd(&s, 2, s.q[2].hbuf[0], 60, 1, DMNIC_TXD_F_EOP, 0, 0);
+    dn_ring_doorbell(&s, 2, DN_TXD);
+    g_assert_cmpuint(dn_qrd(&s, 2, DMNIC_Q_TXD + DMNIC_RING_DEV), ==, 0);
+    g_assert_cmpuint(dn_qstat(&s, 2, DMNIC_Q_TX_PACKETS), ==, 0);
     dn_stop(&s);
 }
 
 static void test_rx_wrap_gen(void)
 {
-    g_autofree uint8_t *frame = g_malloc0(FRAME_MAX);
+    g_autofree uint8_t *frame = g_malloc0(DN_FRAME_MAX);
     DlPktSpec spec;
     size_t len;
     RxPkt p;
-    DN s;
+    DnState s;
     int i;
 
     dn_start(&s, NULL);
-    steer_all_to(&s, 0);
-    ring_setup(&s, 0, HBR, 8);
-    ring_setup(&s, 0, PBR, 8);
-    ring_setup(&s, 0, RXC, 8);
+    dn_steer_all_to(&s, 0);
+    dn_ring_setup(&s, 0, DN_HBR, 8);
+    dn_ring_setup(&s, 0, DN_PBR, 8);
+    dn_ring_setup(&s, 0, DN_RXC, 8);
     s.q[0].rxc_gen = true;
-    qwr(&s, 0, DMNIC_Q_CTRL, DMNIC_Q_CTRL_RX_ENABLE | DMNIC_Q_CTRL_HDS_ENABLE);
-    post_bufs(&s, 0, 7, 7, PBUF_LEN);
+    dn_qwr(&s, 0, DMNIC_Q_CTRL,
+           DMNIC_Q_CTRL_RX_ENABLE | DMNIC_Q_CTRL_HDS_ENABLE);
+    dn_post_bufs(&s, 0, 7, 7, DN_PBUF_LEN);
     dl_pkt_default(&spec, 4, DL_PROTO_TCP, 100);
     len = dl_pkt_build(&spec, frame, NULL);
     /* 20 packets through 8-entry rings: buffers recycled in order */
     for (i = 0; i < 20; i++) {
-        inject(&s, frame, len);
+        dn_inject(&s, frame, len);
         rx_packet(&s, 0, &p);
         g_assert_true(p.first.flags & DMNIC_RXC_F_SPLIT);
         rx_packet_free(&p);
-        post_bufs(&s, 0, 1, 1, PBUF_LEN);
+        dn_post_bufs(&s, 0, 1, 1, DN_PBUF_LEN);
     }
-    g_assert_cmpuint(qstat(&s, 0, DMNIC_Q_RX_PACKETS), ==, 20);
-    g_assert_cmpuint(qstat(&s, 0, DMNIC_Q_RX_DROP_NOBUF), ==, 0);
+    g_assert_cmpuint(dn_qstat(&s, 0, DMNIC_Q_RX_PACKETS), ==, 20);
+    g_assert_cmpuint(dn_qstat(&s, 0, DMNIC_Q_RX_DROP_NOBUF), ==, 0);
 
     /* completion ring full (7 entries): the 8th packet is dropped */
     for (i = 0; i < 7; i++) {
-        inject(&s, frame, len);
-        post_bufs(&s, 0, 1, 1, PBUF_LEN);
+        dn_inject(&s, frame, len);
+        dn_post_bufs(&s, 0, 1, 1, DN_PBUF_LEN);
     }
-    g_assert_cmpuint(cpl_pending(&s, 0), ==, 7);
-    inject(&s, frame, len);
-    g_assert_cmpuint(qstat(&s, 0, DMNIC_Q_RX_DROP_NOBUF), ==, 1);
+    g_assert_cmpuint(dn_cpl_pending(&s, 0), ==, 7);
+    dn_inject(&s, frame, len);
+    g_assert_cmpuint(dn_qstat(&s, 0, DMNIC_Q_RX_DROP_NOBUF), ==, 1);
     dn_stop(&s);
 }
 
@@ -1894,20 +1599,20 @@ static void test_rx_wrap_gen(void)
  */
 static void test_rx_stream(void)
 {
-    g_autofree uint8_t *frame = g_malloc0(FRAME_MAX);
+    g_autofree uint8_t *frame = g_malloc0(DN_FRAME_MAX);
     const char *env = getenv("DEVMEM_LAB_RX_STREAM");
     unsigned frames = 64, payload = 1400, i;
     DlPktSpec spec;
     size_t len, hlen;
     RxPkt p;
-    DN s;
+    DnState s;
 
     if (env) {
         g_assert_cmpint(sscanf(env, "%u,%u", &frames, &payload), ==, 2);
         g_assert_cmpuint(payload, <=, 9000);
     }
     dn_start(&s, NULL);
-    steer_all_to(&s, 0);
+    dn_steer_all_to(&s, 0);
     rx_setup(&s, 0, true, true);
     dl_pkt_default(&spec, 4, DL_PROTO_TCP, payload);
     for (i = 0; i < frames; i++) {
@@ -1915,18 +1620,18 @@ static void test_rx_stream(void)
 
         spec.payload_seed = i;
         len = dl_pkt_build(&spec, frame, &hlen);
-        inject(&s, frame, len);
+        dn_inject(&s, frame, len);
         rx_packet(&s, 0, &p);
         g_assert_cmpuint(p.pay_len, ==, len - hlen);
         g_assert_cmpmem(p.pay, p.pay_len, frame + hlen, len - hlen);
         n = p.ncpl;
         rx_packet_free(&p);
         for (k = 0; k < n; k++) {
-            post_bufs(&s, 0, k == 0, 1, PBUF_LEN);
+            dn_post_bufs(&s, 0, k == 0, 1, DN_PBUF_LEN);
         }
     }
-    g_assert_cmpuint(qstat(&s, 0, DMNIC_Q_RX_PACKETS), ==, frames);
-    g_assert_cmpuint(qstat(&s, 0, DMNIC_Q_RX_DROP_NOBUF), ==, 0);
+    g_assert_cmpuint(dn_qstat(&s, 0, DMNIC_Q_RX_PACKETS), ==, frames);
+    g_assert_cmpuint(dn_qstat(&s, 0, DMNIC_Q_RX_DROP_NOBUF), ==, 0);
     dn_stop(&s);
 }
 
@@ -1934,66 +1639,66 @@ static void test_reset(void)
 {
     DlPktSpec spec;
     Rule r;
-    DN s;
+    DnState s;
     int i;
 
     dn_start(&s, NULL);
-    steer_all_to(&s, 1);
+    dn_steer_all_to(&s, 1);
     all_rx_setup(&s);
-    tx_setup(&s, 1);
-    qwr(&s, 1, DMNIC_Q_HDS_THRESH, 99);
-    qwr(&s, 1, DMNIC_Q_INT_MASK, 3);
-    wr(&s, DMNIC_REG_INT_MASK, 3);
-    wr(&s, DMNIC_REG_RSS_FIELDS, 1);
-    wr(&s, DMNIC_REG_RSS_KEY + 8, 0xdeadbeef);
-    wr(&s, DMNIC_REG_RSS_INDIR + 12, 0);
+    dn_tx_setup(&s, 1);
+    dn_qwr(&s, 1, DMNIC_Q_HDS_THRESH, 99);
+    dn_qwr(&s, 1, DMNIC_Q_INT_MASK, 3);
+    dn_wr(&s, DMNIC_REG_INT_MASK, 3);
+    dn_wr(&s, DMNIC_REG_RSS_FIELDS, 1);
+    dn_wr(&s, DMNIC_REG_RSS_KEY + 8, 0xdeadbeef);
+    dn_wr(&s, DMNIC_REG_RSS_INDIR + 12, 0);
     memset(&r, 0, sizeof(r));
     r.action = 2;
     rule_write(&s, 7, &r, true);
     dl_pkt_default(&spec, 4, DL_PROTO_UDP, 10);
     g_assert_cmpint(landed(&s, &spec, NULL), ==, 2);
 
-    wr(&s, DMNIC_REG_CTRL, DMNIC_CTRL_RESET);
-    g_assert_cmphex(rd(&s, DMNIC_REG_CTRL), ==, 0);
-    for (i = 0; i < NQ; i++) {
-        g_assert_cmphex(qrd(&s, i, DMNIC_Q_CTRL), ==, 0);
-        g_assert_cmphex(qrd(&s, i, DMNIC_Q_STATUS), ==,
+    dn_wr(&s, DMNIC_REG_CTRL, DMNIC_CTRL_RESET);
+    g_assert_cmphex(dn_rd(&s, DMNIC_REG_CTRL), ==, 0);
+    for (i = 0; i < DN_NQ; i++) {
+        g_assert_cmphex(dn_qrd(&s, i, DMNIC_Q_CTRL), ==, 0);
+        g_assert_cmphex(dn_qrd(&s, i, DMNIC_Q_STATUS), ==,
                         DMNIC_Q_STATUS_RX_QUIESCED |
                         DMNIC_Q_STATUS_TX_QUIESCED);
-        g_assert_cmphex(qrd(&s, i, DMNIC_Q_HBR + DMNIC_RING_BASE_LO), ==, 0);
-        g_assert_cmphex(qrd(&s, i, DMNIC_Q_TXC + DMNIC_RING_SIZE), ==, 0);
-        g_assert_cmpuint(qstat(&s, i, DMNIC_Q_RX_PACKETS), ==, 0);
+        g_assert_cmphex(dn_qrd(&s, i, DMNIC_Q_HBR + DMNIC_RING_BASE_LO), ==, 0);
+        g_assert_cmphex(dn_qrd(&s, i, DMNIC_Q_TXC + DMNIC_RING_SIZE), ==, 0);
+        g_assert_cmpuint(dn_qstat(&s, i, DMNIC_Q_RX_PACKETS), ==, 0);
     }
-    g_assert_cmpuint(qrd(&s, 1, DMNIC_Q_HDS_THRESH), ==, 0);
-    g_assert_cmpuint(qrd(&s, 1, DMNIC_Q_INT_MASK), ==, 0);
-    g_assert_cmpuint(rd(&s, DMNIC_REG_INT_MASK), ==, 0);
-    g_assert_cmpuint(rd(&s, DMNIC_REG_RSS_CTRL), ==, DMNIC_RSS_CTRL_ENABLE);
-    g_assert_cmpuint(rd(&s, DMNIC_REG_RSS_FIELDS), ==, DMNIC_RSS_F_ALL);
-    g_assert_cmphex(rd(&s, DMNIC_REG_RSS_KEY + 8), ==,
+    g_assert_cmpuint(dn_qrd(&s, 1, DMNIC_Q_HDS_THRESH), ==, 0);
+    g_assert_cmpuint(dn_qrd(&s, 1, DMNIC_Q_INT_MASK), ==, 0);
+    g_assert_cmpuint(dn_rd(&s, DMNIC_REG_INT_MASK), ==, 0);
+    g_assert_cmpuint(dn_rd(&s, DMNIC_REG_RSS_CTRL), ==, DMNIC_RSS_CTRL_ENABLE);
+    g_assert_cmpuint(dn_rd(&s, DMNIC_REG_RSS_FIELDS), ==, DMNIC_RSS_F_ALL);
+    g_assert_cmphex(dn_rd(&s, DMNIC_REG_RSS_KEY + 8), ==,
                     (uint32_t)ldl_le_p(ms_key + 8));
-    g_assert_cmpuint(rd(&s, DMNIC_REG_RSS_INDIR + 12), ==, 3);
-    g_assert_cmpuint(rd(&s, DMNIC_REG_DEFAULT_QUEUE), ==, 0);
-    g_assert_cmpuint(rd64(&s, DMNIC_REG_G_RX_FRAMES), ==, 0);
-    wr(&s, DMNIC_REG_FS_INDEX, 7);
-    wr(&s, DMNIC_REG_FS_CMD, DMNIC_FS_CMD_READ);
-    g_assert_cmphex(rd(&s, DMNIC_REG_FS_CTRL), ==, 0);
-    g_assert_cmphex(rd(&s, DMNIC_REG_STATUS), ==, DMNIC_STATUS_LINK_UP);
+    g_assert_cmpuint(dn_rd(&s, DMNIC_REG_RSS_INDIR + 12), ==, 3);
+    g_assert_cmpuint(dn_rd(&s, DMNIC_REG_DEFAULT_QUEUE), ==, 0);
+    g_assert_cmpuint(dn_rd64(&s, DMNIC_REG_G_RX_FRAMES), ==, 0);
+    dn_wr(&s, DMNIC_REG_FS_INDEX, 7);
+    dn_wr(&s, DMNIC_REG_FS_CMD, DMNIC_FS_CMD_READ);
+    g_assert_cmphex(dn_rd(&s, DMNIC_REG_FS_CTRL), ==, 0);
+    g_assert_cmphex(dn_rd(&s, DMNIC_REG_STATUS), ==, DMNIC_STATUS_LINK_UP);
     /* frames are dropped, not delivered: queues are disabled */
     s.frames = 0;
     {
-        g_autofree uint8_t *frame = g_malloc0(FRAME_MAX);
+        g_autofree uint8_t *frame = g_malloc0(DN_FRAME_MAX);
         size_t len = dl_pkt_build(&spec, frame, NULL);
 
-        inject(&s, frame, len);
+        dn_inject(&s, frame, len);
     }
-    g_assert_cmpuint(qstat(&s, 0, DMNIC_Q_RX_DROP_DISABLED) +
-                     qstat(&s, 1, DMNIC_Q_RX_DROP_DISABLED) +
-                     qstat(&s, 2, DMNIC_Q_RX_DROP_DISABLED) +
-                     qstat(&s, 3, DMNIC_Q_RX_DROP_DISABLED), ==, 1);
+    g_assert_cmpuint(dn_qstat(&s, 0, DMNIC_Q_RX_DROP_DISABLED) +
+                     dn_qstat(&s, 1, DMNIC_Q_RX_DROP_DISABLED) +
+                     dn_qstat(&s, 2, DMNIC_Q_RX_DROP_DISABLED) +
+                     dn_qstat(&s, 3, DMNIC_Q_RX_DROP_DISABLED), ==, 1);
     dn_stop(&s);
 }
 
-static void set_link(DN *s, bool up)
+static void set_link(DnState *s, bool up)
 {
     QDict *rsp = qtest_qmp(s->qts, "{'execute': 'set_link', 'arguments': "
                            "{'name': 'nic', 'up': %i}}", up);
@@ -2004,102 +1709,73 @@ static void set_link(DN *s, bool up)
 
 static void test_link(void)
 {
-    g_autofree uint8_t *out = g_malloc0(FRAME_MAX);
-    uint16_t id, ndesc;
-    uint32_t clen, status, flags;
+    g_autofree uint8_t *out = g_malloc0(DN_FRAME_MAX);
+    DnTxc t;
     uint64_t b;
-    DN s;
+    DnState s;
 
     dn_start(&s, NULL);
     qpci_msix_enable(s.dev);
-    tx_setup(&s, 0);
-    g_assert_false(qpci_msix_pending(s.dev, NQ));
+    dn_tx_setup(&s, 0);
+    g_assert_false(qpci_msix_pending(s.dev, DN_NQ));
     set_link(&s, false);
-    g_assert_cmphex(rd(&s, DMNIC_REG_STATUS) & DMNIC_STATUS_LINK_UP, ==, 0);
-    g_assert_cmphex(rd(&s, DMNIC_REG_INT_CAUSE), ==, DMNIC_INT_LINK);
+    g_assert_cmphex(dn_rd(&s, DMNIC_REG_STATUS) & DMNIC_STATUS_LINK_UP, ==, 0);
+    g_assert_cmphex(dn_rd(&s, DMNIC_REG_INT_CAUSE), ==, DMNIC_INT_LINK);
     /* admin vector (masked in the MSI-X table): pending */
-    g_assert_true(qpci_msix_pending(s.dev, NQ));
-    wr(&s, DMNIC_REG_INT_CAUSE, DMNIC_INT_LINK);
-    g_assert_cmphex(rd(&s, DMNIC_REG_INT_CAUSE), ==, 0);
+    g_assert_true(qpci_msix_pending(s.dev, DN_NQ));
+    dn_wr(&s, DMNIC_REG_INT_CAUSE, DMNIC_INT_LINK);
+    g_assert_cmphex(dn_rd(&s, DMNIC_REG_INT_CAUSE), ==, 0);
 
     /* TX while down completes with LINK_DOWN and sends nothing */
-    b = galloc(&s, 128);
-    post_txd(&s, 0, b, 100, 9, DMNIC_TXD_F_EOP, 0, 0);
-    ring_doorbell(&s, 0, TXD);
-    read_txc(&s, 0, 0, &id, &ndesc, &clen, &status, &flags);
-    g_assert_cmpuint(status, ==, DMNIC_TXC_S_LINK_DOWN);
-    g_assert_cmpuint(id, ==, 9);
-    g_assert_cmpint(dl_sock_recv(s.sv[0], out, FRAME_MAX, 100), ==, -1);
+    b = dn_galloc(&s, 128);
+    dn_post_txd(&s, 0, b, 100, 9, DMNIC_TXD_F_EOP, 0, 0);
+    dn_ring_doorbell(&s, 0, DN_TXD);
+    dn_read_txc(&s, 0, 0, &t);
+    g_assert_cmpuint(t.status, ==, DMNIC_TXC_S_LINK_DOWN);
+    g_assert_cmpuint(t.id, ==, 9);
+    g_assert_cmpint(dl_sock_recv(s.sv[0], out, DN_FRAME_MAX, 100), ==, -1);
 
     /* masked admin cause: no message, cause still latched */
-    wr(&s, DMNIC_REG_INT_MASK, DMNIC_INT_LINK);
+    dn_wr(&s, DMNIC_REG_INT_MASK, DMNIC_INT_LINK);
     set_link(&s, true);
-    g_assert_cmphex(rd(&s, DMNIC_REG_STATUS) & DMNIC_STATUS_LINK_UP, ==,
+    g_assert_cmphex(dn_rd(&s, DMNIC_REG_STATUS) & DMNIC_STATUS_LINK_UP, ==,
                     DMNIC_STATUS_LINK_UP);
-    g_assert_cmphex(rd(&s, DMNIC_REG_INT_CAUSE), ==, DMNIC_INT_LINK);
-    post_txd(&s, 0, b, 100, 10, DMNIC_TXD_F_EOP, 0, 0);
-    ring_doorbell(&s, 0, TXD);
-    g_assert_cmpint(dl_sock_recv(s.sv[0], out, FRAME_MAX, 5000), ==, 100);
+    g_assert_cmphex(dn_rd(&s, DMNIC_REG_INT_CAUSE), ==, DMNIC_INT_LINK);
+    dn_post_txd(&s, 0, b, 100, 10, DMNIC_TXD_F_EOP, 0, 0);
+    dn_ring_doorbell(&s, 0, DN_TXD);
+    g_assert_cmpint(dl_sock_recv(s.sv[0], out, DN_FRAME_MAX, 5000), ==, 100);
     dn_stop(&s);
 }
 
 static void test_queue_irq(void)
 {
-    g_autofree uint8_t *frame = g_malloc0(FRAME_MAX);
+    g_autofree uint8_t *frame = g_malloc0(DN_FRAME_MAX);
     DlPktSpec spec;
     size_t len;
-    DN s;
+    DnState s;
 
     dn_start(&s, NULL);
     qpci_msix_enable(s.dev);
-    steer_all_to(&s, 3);
+    dn_steer_all_to(&s, 3);
     rx_setup(&s, 3, true, true);
-    qwr(&s, 3, DMNIC_Q_INT_MASK, DMNIC_Q_INT_RX);
+    dn_qwr(&s, 3, DMNIC_Q_INT_MASK, DMNIC_Q_INT_RX);
     dl_pkt_default(&spec, 4, DL_PROTO_TCP, 100);
     len = dl_pkt_build(&spec, frame, NULL);
-    inject(&s, frame, len);
-    g_assert_cmphex(qrd(&s, 3, DMNIC_Q_INT_CAUSE), ==, DMNIC_Q_INT_RX);
+    dn_inject(&s, frame, len);
+    g_assert_cmphex(dn_qrd(&s, 3, DMNIC_Q_INT_CAUSE), ==, DMNIC_Q_INT_RX);
     g_assert_false(qpci_msix_pending(s.dev, 3));
     /* unmasking with the cause set sends the message */
-    qwr(&s, 3, DMNIC_Q_INT_MASK, 0);
+    dn_qwr(&s, 3, DMNIC_Q_INT_MASK, 0);
     g_assert_true(qpci_msix_pending(s.dev, 3));
     g_assert_false(qpci_msix_pending(s.dev, 0));
-    qwr(&s, 3, DMNIC_Q_INT_CAUSE, DMNIC_Q_INT_RX);
-    g_assert_cmphex(qrd(&s, 3, DMNIC_Q_INT_CAUSE), ==, 0);
+    dn_qwr(&s, 3, DMNIC_Q_INT_CAUSE, DMNIC_Q_INT_RX);
+    g_assert_cmphex(dn_qrd(&s, 3, DMNIC_Q_INT_CAUSE), ==, 0);
     dn_stop(&s);
 }
 
 /* ------------------------------------------------------------------ */
 /* Guest mistakes                                                      */
 /* ------------------------------------------------------------------ */
-
-static void expect_qerr(DN *s, unsigned q, bool tx, uint8_t code)
-{
-    uint32_t st = qrd(s, q, DMNIC_Q_STATUS);
-
-    if (tx) {
-        g_assert_true(st & DMNIC_Q_STATUS_TX_ERROR);
-        g_assert_true(st & DMNIC_Q_STATUS_TX_QUIESCED);
-        g_assert_cmpuint((st >> DMNIC_Q_STATUS_TX_ERR_SHIFT) &
-                         DMNIC_Q_STATUS_ERR_MASK, ==, code);
-        g_assert_cmpuint(qstat(s, q, DMNIC_Q_TX_ERRORS), >=, 1);
-    } else {
-        g_assert_true(st & DMNIC_Q_STATUS_RX_ERROR);
-        g_assert_true(st & DMNIC_Q_STATUS_RX_QUIESCED);
-        g_assert_cmpuint((st >> DMNIC_Q_STATUS_RX_ERR_SHIFT) &
-                         DMNIC_Q_STATUS_ERR_MASK, ==, code);
-        g_assert_cmpuint(qstat(s, q, DMNIC_Q_RX_ERRORS), >=, 1);
-    }
-    g_assert_true(rd(s, DMNIC_REG_INT_CAUSE) & DMNIC_INT_QERR);
-    g_assert_true(rd(s, DMNIC_REG_ERR_QMAP_LO) & (1u << q));
-    /* recovery: clearing the enable bit clears the error */
-    qwr(s, q, DMNIC_Q_CTRL, 0);
-    st = qrd(s, q, DMNIC_Q_STATUS);
-    g_assert_cmphex(st, ==, DMNIC_Q_STATUS_RX_QUIESCED |
-                    DMNIC_Q_STATUS_TX_QUIESCED);
-    g_assert_cmphex(rd(s, DMNIC_REG_ERR_QMAP_LO), ==, 0);
-    wr(s, DMNIC_REG_INT_CAUSE, DMNIC_INT_QERR);
-}
 
 typedef enum {
     MIS_RX_TAIL_OUT_OF_RING,
@@ -2124,126 +1800,122 @@ static const char *const mistake_names[MIS_NUM] = {
     "tx-dma-unmapped", "tx-too-many-desc", "tx-csum-outside",
 };
 
-#define UNMAPPED_ADDR   0x7f0000000000ULL
-
 static void test_mistake(const void *data)
 {
     Mistake m = (Mistake)(uintptr_t)data;
-    g_autofree uint8_t *frame = g_malloc0(FRAME_MAX);
+    g_autofree uint8_t *frame = g_malloc0(DN_FRAME_MAX);
     DlPktSpec spec;
     size_t len;
     uint64_t b;
     int i;
-    DN s;
+    DnState s;
 
     dn_start(&s, NULL);
-    steer_all_to(&s, 1);
+    dn_steer_all_to(&s, 1);
     dl_pkt_default(&spec, 4, DL_PROTO_TCP, 1000);
     len = dl_pkt_build(&spec, frame, NULL);
 
     switch (m) {
     case MIS_RX_TAIL_OUT_OF_RING:
         rx_setup(&s, 1, true, true);
-        qwr(&s, 1, DMNIC_Q_HBR + DMNIC_RING_DRV, 64);
-        expect_qerr(&s, 1, false, DMNIC_QERR_BAD_INDEX);
+        dn_qwr(&s, 1, DMNIC_Q_HBR + DMNIC_RING_DRV, 64);
+        dn_expect_qerr(&s, 1, false, DMNIC_QERR_BAD_INDEX);
         break;
     case MIS_RX_BAD_RING_SIZE:
-        ring_setup(&s, 1, HBR, 64);
-        ring_setup(&s, 1, PBR, 64);
-        ring_setup(&s, 1, RXC, 64);
-        qwr(&s, 1, DMNIC_Q_PBR + DMNIC_RING_SIZE, 48);
-        qwr(&s, 1, DMNIC_Q_CTRL, DMNIC_Q_CTRL_RX_ENABLE);
-        inject(&s, frame, len);
-        g_assert_cmpuint(qstat(&s, 1, DMNIC_Q_RX_DROP_DISABLED), ==, 1);
-        expect_qerr(&s, 1, false, DMNIC_QERR_BAD_RING);
+        dn_ring_setup(&s, 1, DN_HBR, 64);
+        dn_ring_setup(&s, 1, DN_PBR, 64);
+        dn_ring_setup(&s, 1, DN_RXC, 64);
+        dn_qwr(&s, 1, DMNIC_Q_PBR + DMNIC_RING_SIZE, 48);
+        dn_qwr(&s, 1, DMNIC_Q_CTRL, DMNIC_Q_CTRL_RX_ENABLE);
+        dn_inject(&s, frame, len);
+        g_assert_cmpuint(dn_qstat(&s, 1, DMNIC_Q_RX_DROP_DISABLED), ==, 1);
+        dn_expect_qerr(&s, 1, false, DMNIC_QERR_BAD_RING);
         break;
     case MIS_RX_DESC_LEN0:
         rx_setup(&s, 1, true, false);
-        post_bufs(&s, 1, 4, 0, PBUF_LEN);
-        post_rxd(&s, 1, PBR, galloc(&s, 4096), 0, 0);
-        ring_doorbell(&s, 1, PBR);
-        inject(&s, frame, len);
-        expect_qerr(&s, 1, false, DMNIC_QERR_BAD_DESC);
+        dn_post_bufs(&s, 1, 4, 0, DN_PBUF_LEN);
+        dn_post_rxd(&s, 1, DN_PBR, dn_galloc(&s, 4096), 0, 0);
+        dn_ring_doorbell(&s, 1, DN_PBR);
+        dn_inject(&s, frame, len);
+        dn_expect_qerr(&s, 1, false, DMNIC_QERR_BAD_DESC);
         /* nothing was consumed */
-        g_assert_cmpuint(qrd(&s, 1, DMNIC_Q_HBR + DMNIC_RING_DEV), ==, 0);
+        g_assert_cmpuint(dn_qrd(&s, 1, DMNIC_Q_HBR + DMNIC_RING_DEV), ==, 0);
         break;
     case MIS_RX_HDR_TOO_SMALL:
         rx_setup(&s, 1, true, false);
-        post_rxd(&s, 1, HBR, galloc(&s, 4096), 64, 0);
-        ring_doorbell(&s, 1, HBR);
-        inject(&s, frame, len);
-        expect_qerr(&s, 1, false, DMNIC_QERR_BUF_TOO_SMALL);
+        dn_post_rxd(&s, 1, DN_HBR, dn_galloc(&s, 4096), 64, 0);
+        dn_ring_doorbell(&s, 1, DN_HBR);
+        dn_inject(&s, frame, len);
+        dn_expect_qerr(&s, 1, false, DMNIC_QERR_BUF_TOO_SMALL);
         break;
     case MIS_RX_DMA_UNMAPPED:
         rx_setup(&s, 1, true, false);
-        post_bufs(&s, 1, 4, 0, PBUF_LEN);
-        post_rxd(&s, 1, PBR, UNMAPPED_ADDR, 4096, 0);
-        ring_doorbell(&s, 1, PBR);
-        inject(&s, frame, len);
-        expect_qerr(&s, 1, false, DMNIC_QERR_DMA);
+        dn_post_bufs(&s, 1, 4, 0, DN_PBUF_LEN);
+        dn_post_rxd(&s, 1, DN_PBR, DN_UNMAPPED_ADDR, 4096, 0);
+        dn_ring_doorbell(&s, 1, DN_PBR);
+        dn_inject(&s, frame, len);
+        dn_expect_qerr(&s, 1, false, DMNIC_QERR_DMA);
         break;
     case MIS_RX_CPL_UNMAPPED:
-        ring_setup(&s, 1, HBR, 64);
-        ring_setup(&s, 1, PBR, 64);
-        ring_setup(&s, 1, RXC, 64);
-        s.q[1].size[RXC] = 64;
-        qwr(&s, 1, DMNIC_Q_RXC + DMNIC_RING_BASE_HI, UNMAPPED_ADDR >> 32);
-        qwr(&s, 1, DMNIC_Q_CTRL, DMNIC_Q_CTRL_RX_ENABLE);
-        post_bufs(&s, 1, 4, 4, PBUF_LEN);
-        inject(&s, frame, len);
-        expect_qerr(&s, 1, false, DMNIC_QERR_DMA);
-        g_assert_cmpuint(qrd(&s, 1, DMNIC_Q_PBR + DMNIC_RING_DEV), ==, 0);
+        dn_ring_setup(&s, 1, DN_HBR, 64);
+        dn_ring_setup(&s, 1, DN_PBR, 64);
+        dn_ring_setup(&s, 1, DN_RXC, 64);
+        s.q[1].size[DN_RXC] = 64;
+        dn_qwr(&s, 1, DMNIC_Q_RXC + DMNIC_RING_BASE_HI, DN_UNMAPPED_ADDR >> 32);
+        dn_qwr(&s, 1, DMNIC_Q_CTRL, DMNIC_Q_CTRL_RX_ENABLE);
+        dn_post_bufs(&s, 1, 4, 4, DN_PBUF_LEN);
+        dn_inject(&s, frame, len);
+        dn_expect_qerr(&s, 1, false, DMNIC_QERR_DMA);
+        g_assert_cmpuint(dn_qrd(&s, 1, DMNIC_Q_PBR + DMNIC_RING_DEV), ==, 0);
         break;
     case MIS_RX_BUS_MASTER_OFF:
         rx_setup(&s, 1, true, true);
-        qpci_config_writew(s.dev, PCI_COMMAND,
-                           qpci_config_readw(s.dev, PCI_COMMAND) &
-                           ~PCI_COMMAND_MASTER);
-        inject(&s, frame, len);
-        expect_qerr(&s, 1, false, DMNIC_QERR_DMA);
+        dl_set_bus_master(s.dev, false);
+        dn_inject(&s, frame, len);
+        dn_expect_qerr(&s, 1, false, DMNIC_QERR_DMA);
         break;
     case MIS_TX_TAIL_OUT_OF_RING:
-        tx_setup(&s, 1);
-        qwr(&s, 1, DMNIC_Q_TXD + DMNIC_RING_DRV, 1000);
-        expect_qerr(&s, 1, true, DMNIC_QERR_BAD_INDEX);
+        dn_tx_setup(&s, 1);
+        dn_qwr(&s, 1, DMNIC_Q_TXD + DMNIC_RING_DRV, 1000);
+        dn_expect_qerr(&s, 1, true, DMNIC_QERR_BAD_INDEX);
         break;
     case MIS_TX_DESC_LEN0:
-        tx_setup(&s, 1);
-        post_txd(&s, 1, galloc(&s, 64), 0, 0, DMNIC_TXD_F_EOP, 0, 0);
-        ring_doorbell(&s, 1, TXD);
-        expect_qerr(&s, 1, true, DMNIC_QERR_BAD_DESC);
+        dn_tx_setup(&s, 1);
+        dn_post_txd(&s, 1, dn_galloc(&s, 64), 0, 0, DMNIC_TXD_F_EOP, 0, 0);
+        dn_ring_doorbell(&s, 1, DN_TXD);
+        dn_expect_qerr(&s, 1, true, DMNIC_QERR_BAD_DESC);
         break;
     case MIS_TX_DMA_UNMAPPED:
-        tx_setup(&s, 1);
-        post_txd(&s, 1, UNMAPPED_ADDR, 100, 0, DMNIC_TXD_F_EOP, 0, 0);
-        ring_doorbell(&s, 1, TXD);
-        expect_qerr(&s, 1, true, DMNIC_QERR_DMA);
-        g_assert_cmpuint(qrd(&s, 1, DMNIC_Q_TXD + DMNIC_RING_DEV), ==, 0);
+        dn_tx_setup(&s, 1);
+        dn_post_txd(&s, 1, DN_UNMAPPED_ADDR, 100, 0, DMNIC_TXD_F_EOP, 0, 0);
+        dn_ring_doorbell(&s, 1, DN_TXD);
+        dn_expect_qerr(&s, 1, true, DMNIC_QERR_DMA);
+        g_assert_cmpuint(dn_qrd(&s, 1, DMNIC_Q_TXD + DMNIC_RING_DEV), ==, 0);
         break;
     case MIS_TX_NO_EOP_64:
-        tx_setup(&s, 1);
-        qwr(&s, 1, DMNIC_Q_CTRL, 0);
-        ring_setup(&s, 1, TXD, 128);
-        qwr(&s, 1, DMNIC_Q_CTRL, DMNIC_Q_CTRL_TX_ENABLE);
-        b = galloc(&s, 64);
+        dn_tx_setup(&s, 1);
+        dn_qwr(&s, 1, DMNIC_Q_CTRL, 0);
+        dn_ring_setup(&s, 1, DN_TXD, 128);
+        dn_qwr(&s, 1, DMNIC_Q_CTRL, DMNIC_Q_CTRL_TX_ENABLE);
+        b = dn_galloc(&s, 64);
         for (i = 0; i < 65; i++) {
-            post_txd(&s, 1, b, 10, 0, 0, 0, 0);
+            dn_post_txd(&s, 1, b, 10, 0, 0, 0, 0);
         }
-        ring_doorbell(&s, 1, TXD);
-        expect_qerr(&s, 1, true, DMNIC_QERR_TX_TOO_LONG);
+        dn_ring_doorbell(&s, 1, DN_TXD);
+        dn_expect_qerr(&s, 1, true, DMNIC_QERR_TX_TOO_LONG);
         break;
     case MIS_TX_CSUM_OUTSIDE:
-        tx_setup(&s, 1);
-        post_txd(&s, 1, galloc(&s, 64), 64, 0,
-                 DMNIC_TXD_F_EOP | DMNIC_TXD_F_CSUM, 50, 20);
-        ring_doorbell(&s, 1, TXD);
-        expect_qerr(&s, 1, true, DMNIC_QERR_TX_TOO_LONG);
+        dn_tx_setup(&s, 1);
+        dn_post_txd(&s, 1, dn_galloc(&s, 64), 64, 0,
+                    DMNIC_TXD_F_EOP | DMNIC_TXD_F_CSUM, 50, 20);
+        dn_ring_doorbell(&s, 1, DN_TXD);
+        dn_expect_qerr(&s, 1, true, DMNIC_QERR_TX_TOO_LONG);
         break;
     default:
         g_assert_not_reached();
     }
     /* the device still works */
-    g_assert_cmphex(rd(&s, DMNIC_REG_ID), ==, DMNIC_ID_MAGIC);
+    g_assert_cmphex(dn_rd(&s, DMNIC_REG_ID), ==, DMNIC_ID_MAGIC);
     qpci_device_enable(s.dev);
     memset(&s.q[1], 0, sizeof(s.q[1]));
     rx_setup(&s, 1, true, true);
@@ -2258,33 +1930,34 @@ static void test_mistake(const void *data)
 #define IVSHMEM_ID  0x1110
 
 /* queue 3: header buffers in RAM, payload buffers at bar_addr; rule 17 */
-static void peer_rx_setup(DN *s, uint64_t bar_addr)
+static void peer_rx_setup(DnState *s, uint64_t bar_addr)
 {
     uint64_t hb;
     Rule r;
     int i;
 
-    steer_all_to(s, 0);
+    dn_steer_all_to(s, 0);
     rx_setup(s, 0, true, true);
-    ring_setup(s, 3, HBR, 16);
-    ring_setup(s, 3, PBR, 16);
-    ring_setup(s, 3, RXC, 64);
+    dn_ring_setup(s, 3, DN_HBR, 16);
+    dn_ring_setup(s, 3, DN_PBR, 16);
+    dn_ring_setup(s, 3, DN_RXC, 64);
     s->q[3].rxc_gen = true;
-    qwr(s, 3, DMNIC_Q_CTRL, DMNIC_Q_CTRL_RX_ENABLE | DMNIC_Q_CTRL_HDS_ENABLE);
-    hb = galloc(s, 4 * HBUF_LEN);
+    dn_qwr(s, 3, DMNIC_Q_CTRL,
+           DMNIC_Q_CTRL_RX_ENABLE | DMNIC_Q_CTRL_HDS_ENABLE);
+    hb = dn_galloc(s, 4 * DN_HBUF_LEN);
     for (i = 0; i < 4; i++) {
-        s->q[3].hbuf[i] = hb + i * HBUF_LEN;
-        s->q[3].hlen[i] = HBUF_LEN;
-        post_rxd(s, 3, HBR, s->q[3].hbuf[i], HBUF_LEN, i);
+        s->q[3].hbuf[i] = hb + i * DN_HBUF_LEN;
+        s->q[3].hlen[i] = DN_HBUF_LEN;
+        dn_post_rxd(s, 3, DN_HBR, s->q[3].hbuf[i], DN_HBUF_LEN, i);
     }
     for (i = 0; i < 8; i++) {
         /* the BAR address as the device sees it on the bus */
-        s->q[3].pbuf[i] = bar_addr + (uint64_t)i * PBUF_LEN;
-        s->q[3].plen[i] = PBUF_LEN;
-        post_rxd(s, 3, PBR, s->q[3].pbuf[i], PBUF_LEN, i);
+        s->q[3].pbuf[i] = bar_addr + (uint64_t)i * DN_PBUF_LEN;
+        s->q[3].plen[i] = DN_PBUF_LEN;
+        dn_post_rxd(s, 3, DN_PBR, s->q[3].pbuf[i], DN_PBUF_LEN, i);
     }
-    ring_doorbell(s, 3, HBR);
-    ring_doorbell(s, 3, PBR);
+    dn_ring_doorbell(s, 3, DN_HBR);
+    dn_ring_doorbell(s, 3, DN_PBR);
 
     /* the rule: tcp4 to port 5201 -> queue 3 */
     memset(&r, 0, sizeof(r));
@@ -2310,12 +1983,12 @@ static size_t peer_frame(uint8_t *frame, size_t *hlen)
  * The headline: a packet from the cable, steered by a rule to queue 3,
  * headers in host memory, payload byte-exact in the peer's BAR.
  */
-static void check_peer_payload(DN *s, QPCIDevice *peerdev, QPCIBar bar)
+static void check_peer_payload(DnState *s, QPCIDevice *peerdev, QPCIBar bar)
 {
-    g_autofree uint8_t *frame = g_malloc0(FRAME_MAX);
-    g_autofree uint8_t *peer = g_malloc0(FRAME_MAX);
+    g_autofree uint8_t *frame = g_malloc0(DN_FRAME_MAX);
+    g_autofree uint8_t *peer = g_malloc0(DN_FRAME_MAX);
     size_t len, hlen;
-    Cpl c;
+    DnCpl c;
     int i;
 
     memset(peer, 0xee, 16 * KiB);
@@ -2324,11 +1997,11 @@ static void check_peer_payload(DN *s, QPCIDevice *peerdev, QPCIBar bar)
     }
     peer_rx_setup(s, bar.addr);
     len = peer_frame(frame, &hlen);
-    inject(s, frame, len);
+    dn_inject(s, frame, len);
 
-    g_assert_cmpuint(cpl_pending(s, 0), ==, 0);
-    g_assert_cmpuint(cpl_pending(s, 3), ==, 3);
-    read_cpl(s, 3, 0, &c);
+    g_assert_cmpuint(dn_cpl_pending(s, 0), ==, 0);
+    g_assert_cmpuint(dn_cpl_pending(s, 3), ==, 3);
+    dn_read_cpl(s, 3, 0, &c);
     g_assert_true(c.flags & DMNIC_RXC_F_SPLIT);
     g_assert_true(c.flags & DMNIC_RXC_F_FS_MATCH);
     g_assert_cmpuint(c.rule, ==, 17);
@@ -2350,15 +2023,14 @@ static void check_peer_payload(DN *s, QPCIDevice *peerdev, QPCIBar bar)
 
 static void test_peer_bar_ivshmem(void)
 {
-    QPCIDevice *ivs = NULL;
+    QPCIDevice *ivs;
     QPCIBar bar2;
     uint64_t bar2_size;
-    DN s;
+    DnState s;
 
     dn_start(&s, " -object memory-backend-ram,id=pm,size=1M,share=on "
              "-device ivshmem-plain,memdev=pm");
-    qpci_device_foreach(s.qs->pcibus, 0x1af4, IVSHMEM_ID, find_dev, &ivs);
-    g_assert_nonnull(ivs);
+    ivs = dl_pci_find(s.qs->pcibus, 0x1af4, IVSHMEM_ID);
     qpci_device_enable(ivs);
     bar2 = qpci_iomap(ivs, 2, &bar2_size);
     g_assert_cmpuint(bar2_size, ==, 1 * MiB);
@@ -2368,70 +2040,64 @@ static void test_peer_bar_ivshmem(void)
     dn_stop(&s);
 }
 
-static QPCIDevice *find_fake_accel(DN *s, QPCIBar *regs, QPCIBar *mem)
+/* the fake-accel on the NIC's machine (its own QEMU is s->qs) */
+static void find_fake_accel(DnState *s, FAState *acc)
 {
-    QPCIDevice *acc = NULL;
-
-    qpci_device_foreach(s->qs->pcibus, FACCEL_PCI_VENDOR_ID,
-                        FACCEL_PCI_DEVICE_ID, find_dev, &acc);
-    g_assert_nonnull(acc);
-    qpci_device_enable(acc);
-    *regs = qpci_iomap(acc, FACCEL_BAR_REGS, NULL);
-    *mem = qpci_iomap(acc, FACCEL_BAR_MEM, NULL);
-    g_assert_cmphex(qpci_io_readl(acc, *regs, FACCEL_REG_ID), ==,
-                    FACCEL_ID_MAGIC);
-    return acc;
+    memset(acc, 0, sizeof(*acc));
+    acc->qs = s->qs;
+    acc->qts = s->qts;
+    fa_map(acc, dl_pci_find(s->qs->pcibus, FACCEL_PCI_VENDOR_ID,
+                            FACCEL_PCI_DEVICE_ID));
+    g_assert_cmphex(fa_rd(acc, FACCEL_REG_ID), ==, FACCEL_ID_MAGIC);
 }
 
 static void test_peer_bar_fake_accel(void)
 {
-    QPCIDevice *acc;
-    QPCIBar regs, mem;
-    DN s;
+    FAState acc;
+    DnState s;
 
     dn_start(&s, " -device fake-accel,mem-size=1M");
-    acc = find_fake_accel(&s, &regs, &mem);
-    check_peer_payload(&s, acc, mem);
-    g_free(acc);
+    find_fake_accel(&s, &acc);
+    check_peer_payload(&s, acc.dev, acc.mem);
+    g_free(acc.dev);
     dn_stop(&s);
 }
 
 /* the peer fails the DMA (fake-accel fault window): queue error, no hang */
 static void test_peer_fault(void)
 {
-    g_autofree uint8_t *frame = g_malloc0(FRAME_MAX);
-    QPCIDevice *acc;
-    QPCIBar regs, mem;
+    g_autofree uint8_t *frame = g_malloc0(DN_FRAME_MAX);
+    FAState acc;
     DlPktSpec spec;
     size_t len, hlen;
-    DN s;
+    DnState s;
 
     dn_start(&s, " -device fake-accel,mem-size=1M");
-    acc = find_fake_accel(&s, &regs, &mem);
+    find_fake_accel(&s, &acc);
     /* the third payload buffer (offset 8 KiB) faults */
-    qpci_io_writel(acc, regs, FACCEL_REG_FAULT_OFF_LO, 2 * PBUF_LEN);
-    qpci_io_writel(acc, regs, FACCEL_REG_FAULT_OFF_HI, 0);
-    qpci_io_writel(acc, regs, FACCEL_REG_FAULT_LEN, PBUF_LEN);
-    qpci_io_writel(acc, regs, FACCEL_REG_FAULT_CTRL, FACCEL_FAULT_CTRL_ENABLE);
-    peer_rx_setup(&s, mem.addr);
+    fa_wr(&acc, FACCEL_REG_FAULT_OFF_LO, 2 * DN_PBUF_LEN);
+    fa_wr(&acc, FACCEL_REG_FAULT_OFF_HI, 0);
+    fa_wr(&acc, FACCEL_REG_FAULT_LEN, DN_PBUF_LEN);
+    fa_wr(&acc, FACCEL_REG_FAULT_CTRL, FACCEL_FAULT_CTRL_ENABLE);
+    peer_rx_setup(&s, acc.mem.addr);
     len = peer_frame(frame, &hlen);
-    inject(&s, frame, len);
-    g_assert_cmpuint(cpl_pending(&s, 3), ==, 0);
-    g_assert_cmpuint(qpci_io_readl(acc, regs, FACCEL_REG_FAULT_HITS), >, 0);
+    dn_inject(&s, frame, len);
+    g_assert_cmpuint(dn_cpl_pending(&s, 3), ==, 0);
+    g_assert_cmpuint(fa_rd(&acc, FACCEL_REG_FAULT_HITS), >, 0);
     /* buffers stay with the driver: nothing was consumed */
-    g_assert_cmpuint(qrd(&s, 3, DMNIC_Q_PBR + DMNIC_RING_DEV), ==, 0);
-    expect_qerr(&s, 3, false, DMNIC_QERR_DMA);
+    g_assert_cmpuint(dn_qrd(&s, 3, DMNIC_Q_PBR + DMNIC_RING_DEV), ==, 0);
+    dn_expect_qerr(&s, 3, false, DMNIC_QERR_DMA);
 
     /* after a restart, traffic flows again */
-    qpci_io_writel(acc, regs, FACCEL_REG_FAULT_CTRL, 0);
+    fa_wr(&acc, FACCEL_REG_FAULT_CTRL, 0);
     memset(&s.q[3], 0, sizeof(s.q[3]));
-    qwr(&s, 3, DMNIC_Q_HBR + DMNIC_RING_DRV, 0);
-    qwr(&s, 3, DMNIC_Q_PBR + DMNIC_RING_DRV, 0);
-    peer_rx_setup(&s, mem.addr);
+    dn_qwr(&s, 3, DMNIC_Q_HBR + DMNIC_RING_DRV, 0);
+    dn_qwr(&s, 3, DMNIC_Q_PBR + DMNIC_RING_DRV, 0);
+    peer_rx_setup(&s, acc.mem.addr);
     dl_pkt_default(&spec, 4, DL_PROTO_TCP, 100);
     spec.dport = 5201;
     g_assert_cmpint(landed(&s, &spec, NULL), ==, 3);
-    g_free(acc);
+    g_free(acc.dev);
     dn_stop(&s);
 }
 
@@ -2439,22 +2105,11 @@ static void test_peer_fault(void)
 /* Migration with traffic in flight                                    */
 /* ------------------------------------------------------------------ */
 
-/* the destination announces itself with RARP frames: skip them */
-static ssize_t recv_skip_announce(int fd, uint8_t *out)
-{
-    ssize_t got;
-
-    do {
-        got = dl_sock_recv(fd, out, FRAME_MAX, 5000);
-    } while (got >= 14 && lduw_be_p(out + 12) == 0x8035);
-    return got;
-}
-
 static void test_migration(void)
 {
-    g_autofree uint8_t *frame = g_malloc0(FRAME_MAX);
-    g_autofree uint8_t *frame2 = g_malloc0(FRAME_MAX);
-    g_autofree uint8_t *out = g_malloc0(FRAME_MAX);
+    g_autofree uint8_t *frame = g_malloc0(DN_FRAME_MAX);
+    g_autofree uint8_t *frame2 = g_malloc0(DN_FRAME_MAX);
+    g_autofree uint8_t *out = g_malloc0(DN_FRAME_MAX);
     g_autofree char *path = g_strdup_printf("%s/dmnic-mig-%d.sock",
                                             g_get_tmp_dir(), getpid());
     g_autofree char *uri = g_strdup_printf("unix:%s", path);
@@ -2464,43 +2119,44 @@ static void test_migration(void)
     uint64_t b0, b1;
     RxPkt p;
     Rule r;
-    DN s, d;
+    DnState s, d;
     int ret;
 
     dn_start(&s, NULL);
     all_rx_setup(&s);
-    tx_setup(&s, 2);
+    dn_tx_setup(&s, 2);
     memset(&r, 0, sizeof(r));
     r.l4 = DMNIC_FS_L4_TCP;
     r.dport = 2000;
     r.dport_mask = 0xffff;
     r.action = 2;
     rule_write(&s, 42, &r, true);
-    qwr(&s, 2, DMNIC_Q_HDS_THRESH, 10);
-    wr(&s, DMNIC_REG_RSS_KEY + 36, 0x01020304);
+    dn_qwr(&s, 2, DMNIC_Q_HDS_THRESH, 10);
+    dn_wr(&s, DMNIC_REG_RSS_KEY + 36, 0x01020304);
     /* RSS 1.1 state: a context table, hash fields, SYM_XOR */
-    wr(&s, DMNIC_RSS_CTX_INDIR(5, 7), 3);
-    wr(&s, DMNIC_REG_RSS_HFIELDS(DMNIC_RSS_TYPE_IPV4_UDP),
-       DMNIC_RSS_HF_IP_SRC | DMNIC_RSS_HF_L4_DST);
-    wr(&s, DMNIC_REG_RSS_CTRL, DMNIC_RSS_CTRL_ENABLE | DMNIC_RSS_CTRL_SYM_XOR);
+    dn_wr(&s, DMNIC_RSS_CTX_INDIR(5, 7), 3);
+    dn_wr(&s, DMNIC_REG_RSS_HFIELDS(DMNIC_RSS_TYPE_IPV4_UDP),
+          DMNIC_RSS_HF_IP_SRC | DMNIC_RSS_HF_L4_DST);
+    dn_wr(&s, DMNIC_REG_RSS_CTRL,
+          DMNIC_RSS_CTRL_ENABLE | DMNIC_RSS_CTRL_SYM_XOR);
 
     /* one packet consumed, one completion left pending */
     dl_pkt_default(&spec, 4, DL_PROTO_TCP, 5000);
     len = dl_pkt_build(&spec, frame, &hlen);
-    inject(&s, frame, len);
+    dn_inject(&s, frame, len);
     rx_packet(&s, 2, &p);
     rx_packet_free(&p);
     spec.payload_seed = 0x99;
     len2 = dl_pkt_build(&spec, frame2, NULL);
-    inject(&s, frame2, len2);
-    g_assert_cmpuint(cpl_pending(&s, 2), ==, 2);
+    dn_inject(&s, frame2, len2);
+    g_assert_cmpuint(dn_cpl_pending(&s, 2), ==, 2);
     /* a TX packet half posted: no EOP yet */
-    b0 = galloc(&s, 4096);
-    b1 = galloc(&s, 4096);
+    b0 = dn_galloc(&s, 4096);
+    b1 = dn_galloc(&s, 4096);
     qtest_memwrite(s.qts, b0, frame, 100);
     qtest_memwrite(s.qts, b1, frame + 100, 200);
-    post_txd(&s, 2, b0, 100, 0x55, 0, 0, 0);
-    ring_doorbell(&s, 2, TXD);
+    dn_post_txd(&s, 2, b0, 100, 0x55, 0, 0, 0);
+    dn_ring_doorbell(&s, 2, DN_TXD);
 
     /* destination */
     d = s;
@@ -2509,30 +2165,28 @@ static void test_migration(void)
     d.qs = qtest_pc_boot("-nodefaults -netdev socket,id=n0,fd=%d "
                          "-device devmem-nic,id=nic,netdev=n0,"
                          "mac=52:54:00:12:34:56,queues=%d -incoming %s",
-                         d.sv[1], NQ, uri);
+                         d.sv[1], DN_NQ, uri);
     d.qts = d.qs->qts;
-    d.dev = NULL;
-    qpci_device_foreach(d.qs->pcibus, DMNIC_PCI_VENDOR_ID,
-                        DMNIC_PCI_DEVICE_ID, find_dev, &d.dev);
-    g_assert_nonnull(d.dev);
+    d.dev = dl_pci_find(d.qs->pcibus, DMNIC_PCI_VENDOR_ID,
+                        DMNIC_PCI_DEVICE_ID);
     migrate(s.qs, d.qs, uri);
     unlink(path);
-    d.frames = rd64(&d, DMNIC_REG_G_RX_FRAMES);
+    d.frames = dn_rd64(&d, DMNIC_REG_G_RX_FRAMES);
     g_assert_cmpuint(d.frames, ==, s.frames);
 
     /* state arrived */
-    g_assert_cmpuint(qrd(&d, 2, DMNIC_Q_HDS_THRESH), ==, 10);
-    g_assert_cmphex(rd(&d, DMNIC_REG_RSS_KEY + 36), ==, 0x01020304);
-    g_assert_cmpuint(rd(&d, DMNIC_RSS_CTX_INDIR(5, 7)), ==, 3);
-    g_assert_cmpuint(rd(&d, DMNIC_RSS_CTX_INDIR(5, 8)), ==, 8 % NQ);
-    g_assert_cmphex(rd(&d, DMNIC_REG_RSS_HFIELDS(DMNIC_RSS_TYPE_IPV4_UDP)), ==,
-                    DMNIC_RSS_HF_IP_SRC | DMNIC_RSS_HF_L4_DST);
-    g_assert_cmphex(rd(&d, DMNIC_REG_RSS_HFIELDS(DMNIC_RSS_TYPE_IPV4_TCP)), ==,
-                    DMNIC_RSS_HF_ALL);
-    g_assert_cmphex(rd(&d, DMNIC_REG_RSS_CTRL), ==,
+    g_assert_cmpuint(dn_qrd(&d, 2, DMNIC_Q_HDS_THRESH), ==, 10);
+    g_assert_cmphex(dn_rd(&d, DMNIC_REG_RSS_KEY + 36), ==, 0x01020304);
+    g_assert_cmpuint(dn_rd(&d, DMNIC_RSS_CTX_INDIR(5, 7)), ==, 3);
+    g_assert_cmpuint(dn_rd(&d, DMNIC_RSS_CTX_INDIR(5, 8)), ==, 8 % DN_NQ);
+    g_assert_cmphex(dn_rd(&d, DMNIC_REG_RSS_HFIELDS(DMNIC_RSS_TYPE_IPV4_UDP)),
+                    ==, DMNIC_RSS_HF_IP_SRC | DMNIC_RSS_HF_L4_DST);
+    g_assert_cmphex(dn_rd(&d, DMNIC_REG_RSS_HFIELDS(DMNIC_RSS_TYPE_IPV4_TCP)),
+                    ==, DMNIC_RSS_HF_ALL);
+    g_assert_cmphex(dn_rd(&d, DMNIC_REG_RSS_CTRL), ==,
                     DMNIC_RSS_CTRL_ENABLE | DMNIC_RSS_CTRL_SYM_XOR);
-    g_assert_cmpuint(qstat(&d, 2, DMNIC_Q_RX_PACKETS), ==, 2);
-    g_assert_cmpuint(cpl_pending(&d, 2), ==, 2);
+    g_assert_cmpuint(dn_qstat(&d, 2, DMNIC_Q_RX_PACKETS), ==, 2);
+    g_assert_cmpuint(dn_cpl_pending(&d, 2), ==, 2);
     rx_packet(&d, 2, &p);
     g_assert_cmpmem(p.pay, p.pay_len, frame2 + hlen, len2 - hlen);
     g_assert_cmpuint(p.first.rule, ==, 42);
@@ -2541,18 +2195,18 @@ static void test_migration(void)
     /* traffic continues on the destination */
     spec.payload_seed = 0x42;
     len2 = dl_pkt_build(&spec, frame2, NULL);
-    inject(&d, frame2, len2);
+    dn_inject(&d, frame2, len2);
     rx_packet(&d, 2, &p);
     g_assert_true(p.first.flags & DMNIC_RXC_F_SPLIT);
     g_assert_cmpmem(p.pay, p.pay_len, frame2 + hlen, len2 - hlen);
     rx_packet_free(&p);
 
     /* the half-posted TX packet completes after migration */
-    post_txd(&d, 2, b1, 200, 0, DMNIC_TXD_F_EOP, 0, 0);
-    ring_doorbell(&d, 2, TXD);
-    g_assert_cmpint(recv_skip_announce(d.sv[0], out), ==, 300);
+    dn_post_txd(&d, 2, b1, 200, 0, DMNIC_TXD_F_EOP, 0, 0);
+    dn_ring_doorbell(&d, 2, DN_TXD);
+    g_assert_cmpint(dn_wire_recv(&d, out, DN_FRAME_MAX), ==, 300);
     g_assert_cmpmem(out, 300, frame, 300);
-    g_assert_cmpint(dl_sock_recv(s.sv[0], out, FRAME_MAX, 100), ==, -1);
+    g_assert_cmpint(dl_sock_recv(s.sv[0], out, DN_FRAME_MAX, 100), ==, -1);
 
     dn_stop(&d);
     dn_stop(&s);
@@ -2564,19 +2218,19 @@ static void test_migration(void)
 
 static void test_register_storm(void)
 {
-    g_autofree uint8_t *frame = g_malloc0(FRAME_MAX);
+    g_autofree uint8_t *frame = g_malloc0(DN_FRAME_MAX);
     GRand *rnd = g_rand_new_with_seed(0xd3e4);
     DlPktSpec spec;
     size_t len;
     uint64_t ram;
     unsigned i;
-    DN s;
+    DnState s;
 
     dn_start(&s, NULL);
     qpci_msix_enable(s.dev);
     all_rx_setup(&s);
-    tx_setup(&s, 0);
-    ram = galloc(&s, 64 * KiB);
+    dn_tx_setup(&s, 0);
+    ram = dn_galloc(&s, 64 * KiB);
     dl_pkt_default(&spec, 4, DL_PROTO_TCP, 3000);
     len = dl_pkt_build(&spec, frame, NULL);
     for (i = 0; i < 3000; i++) {
@@ -2584,7 +2238,7 @@ static void test_register_storm(void)
 
         if (g_rand_int_range(rnd, 0, 2)) {
             /* a queue register */
-            off = DMNIC_QREG(g_rand_int_range(rnd, 0, NQ + 1),
+            off = DMNIC_QREG(g_rand_int_range(rnd, 0, DN_NQ + 1),
                              g_rand_int_range(rnd, 0, DMNIC_Q_STRIDE / 4) * 4);
         } else {
             off = g_rand_int_range(rnd, 0, 0x800 / 4) * 4;
@@ -2606,14 +2260,14 @@ static void test_register_storm(void)
         if (off == DMNIC_REG_CTRL && g_rand_int_range(rnd, 0, 8)) {
             continue;       /* do not reset too often */
         }
-        wr(&s, off, val);
+        dn_wr(&s, off, val);
         if (!(i % 50)) {
             dl_sock_send(s.sv[0], frame, len);
             qtest_memset(s.qts, ram, g_rand_int(rnd) & 0xff, 4096);
         }
         if (!(i % 97)) {
             /* drain whatever TX produced so the socket never fills */
-            while (dl_sock_recv(s.sv[0], frame + len, FRAME_MAX - len, 0) >
+            while (dl_sock_recv(s.sv[0], frame + len, DN_FRAME_MAX - len, 0) >
                    0) {
                 ;
             }
@@ -2621,9 +2275,9 @@ static void test_register_storm(void)
     }
     g_rand_free(rnd);
     /* still alive, and a reset brings it back */
-    wr(&s, DMNIC_REG_CTRL, DMNIC_CTRL_RESET);
-    g_assert_cmphex(rd(&s, DMNIC_REG_ID), ==, DMNIC_ID_MAGIC);
-    g_assert_cmphex(qrd(&s, 0, DMNIC_Q_CTRL), ==, 0);
+    dn_wr(&s, DMNIC_REG_CTRL, DMNIC_CTRL_RESET);
+    g_assert_cmphex(dn_rd(&s, DMNIC_REG_ID), ==, DMNIC_ID_MAGIC);
+    g_assert_cmphex(dn_qrd(&s, 0, DMNIC_Q_CTRL), ==, 0);
     dn_stop(&s);
 }
 
