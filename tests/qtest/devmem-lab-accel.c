@@ -22,6 +22,14 @@ void fa_map(FAState *s, QPCIDevice *dev)
     s->mem = qpci_iomap(dev, FACCEL_BAR_MEM, &s->mem_size);
 }
 
+void fa_attach(FAState *s, QOSState *qs, QPCIDevice *dev)
+{
+    memset(s, 0, sizeof(*s));
+    s->qs = qs;
+    s->qts = qs->qts;
+    fa_map(s, dev);
+}
+
 void fa_boot(FAState *s, int devfn, const char *args)
 {
     s->qs = qtest_pc_boot("-nodefaults %s", args);

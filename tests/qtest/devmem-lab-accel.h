@@ -32,6 +32,8 @@ typedef struct FAState {
 void fa_boot(FAState *s, int devfn, const char *args);
 /* Takes @dev (asserts non-NULL), enables it and maps both BARs */
 void fa_map(FAState *s, QPCIDevice *dev);
+/* A fake-accel @dev on the machine of @qs: zeroes *@s, then fa_map() */
+void fa_attach(FAState *s, QOSState *qs, QPCIDevice *dev);
 /* Frees the device, shuts QEMU down, removes the log if any */
 void fa_stop(FAState *s);
 

@@ -2040,14 +2040,11 @@ static void test_peer_bar_ivshmem(void)
     dn_stop(&s);
 }
 
-/* the fake-accel on the NIC's machine (its own QEMU is s->qs) */
+/* the fake-accel on the NIC's machine */
 static void find_fake_accel(DnState *s, FAState *acc)
 {
-    memset(acc, 0, sizeof(*acc));
-    acc->qs = s->qs;
-    acc->qts = s->qts;
-    fa_map(acc, dl_pci_find(s->qs->pcibus, FACCEL_PCI_VENDOR_ID,
-                            FACCEL_PCI_DEVICE_ID));
+    fa_attach(acc, s->qs, dl_pci_find(s->qs->pcibus, FACCEL_PCI_VENDOR_ID,
+                                      FACCEL_PCI_DEVICE_ID));
     g_assert_cmphex(fa_rd(acc, FACCEL_REG_ID), ==, FACCEL_ID_MAGIC);
 }
 

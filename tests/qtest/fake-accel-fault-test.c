@@ -202,10 +202,8 @@ static void test_qom_dma(void)
 static void ff_start_pair(FAState *a, FAState *b)
 {
     ff_start(a, "-device fake-accel,id=accb,addr=0x5,mem-size=1M");
-    *b = *a;
-    b->log = NULL;
-    fa_map(b, qpci_device_find(a->qs->pcibus, QPCI_DEVFN(FA_SLOT_B, 0)));
-    g_assert_nonnull(b->dev);
+    fa_attach(b, a->qs,
+              qpci_device_find(a->qs->pcibus, QPCI_DEVFN(FA_SLOT_B, 0)));
 }
 
 /*
@@ -302,9 +300,7 @@ static void test_reset_mid_traffic(void)
     g_assert_cmphex(fa_engine(&a, FACCEL_ENG_OP_COPY | FACCEL_ENG_CMD_SRC_HOST |
                               FACCEL_ENG_CMD_DST_HOST, host, b.mem.addr, 16),
                     ==, fa_eng_err(FACCEL_ENG_ERR_DMA));
-    qpci_device_enable(b.dev);
-    b.regs = qpci_iomap(b.dev, FACCEL_BAR_REGS, NULL);
-    b.mem = qpci_iomap(b.dev, FACCEL_BAR_MEM, NULL);
+    fa_map(&b, b.dev);
     g_assert_cmpuint(fa_rd(&b, FACCEL_REG_RESET_COUNT), ==, count_b + 1);
     g_assert_false(fa_rd(&b, FACCEL_REG_STATUS) & FACCEL_STATUS_FAULT_ACTIVE);
     qpci_memread(b.dev, b.mem, 0, out, len);
@@ -372,10 +368,8 @@ static void test_hot_unplug(void)
     /* re-plug into the same slot */
     qtest_qmp_device_add(a.qts, "fake-accel", "accb2",
                          "{'addr': '0x5', 'mem-size': 1048576}");
-    b = a;
-    b.log = NULL;
-    fa_map(&b, qpci_device_find(a.qs->pcibus, QPCI_DEVFN(FA_SLOT_B, 0)));
-    g_assert_nonnull(b.dev);
+    fa_attach(&b, a.qs,
+              qpci_device_find(a.qs->pcibus, QPCI_DEVFN(FA_SLOT_B, 0)));
     g_assert_cmphex(fa_rd(&b, FACCEL_REG_ID), ==, FACCEL_ID_MAGIC);
     g_assert_cmphex(fa_engine(&a, FACCEL_ENG_OP_COPY | FACCEL_ENG_CMD_SRC_HOST |
                               FACCEL_ENG_CMD_DST_HOST, host, b.mem.addr, len),

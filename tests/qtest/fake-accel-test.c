@@ -148,9 +148,7 @@ static void test_reset(void)
     /* FLR also resets config space: BARs and decoding must be set again */
     g_assert_cmphex(qpci_config_readw(s.dev, PCI_COMMAND) &
                     PCI_COMMAND_MEMORY, ==, 0);
-    qpci_device_enable(s.dev);
-    s.regs = qpci_iomap(s.dev, FACCEL_BAR_REGS, NULL);
-    s.mem = qpci_iomap(s.dev, FACCEL_BAR_MEM, NULL);
+    fa_map(&s, s.dev);
     g_assert_cmpuint(fa_rd(&s, FACCEL_REG_RESET_COUNT), ==, count + 2);
     g_assert_cmphex(fa_rd(&s, FACCEL_REG_SCRATCH), ==, 0);
     qpci_memread(s.dev, s.mem, 0x3000, &out, 1);
@@ -509,9 +507,8 @@ static void test_p2p(void)
     qpci_device_foreach(a.qs->pcibus, FACCEL_PCI_VENDOR_ID,
                         FACCEL_PCI_DEVICE_ID, find_two, &p);
     g_assert_cmpint(p.n, ==, 2);
-    b = a;
     fa_map(&a, p.dev[0]);
-    fa_map(&b, p.dev[1]);
+    fa_attach(&b, a.qs, p.dev[1]);
 
     /* host RAM -> A's engine -> B's BAR2 (peer write) */
     fa_fill_pattern(in, len, 8);
