@@ -74,6 +74,15 @@ static void rx_setup(DnState *s, unsigned q)
     dn_post_bufs(s, q, 16, 16, DN_PBUF_LEN);
 }
 
+/* dn_start(), then every frame to queue @q, with RX (HDS) and TX on */
+static void start_queue(DnState *s, unsigned q)
+{
+    dn_start(s, NULL);
+    dn_steer_all_to(s, q);
+    rx_setup(s, q);
+    dn_tx_setup(s, q);
+}
+
 static size_t tcp_frame(uint8_t *frame, size_t payload, uint8_t seed,
                         size_t *hlen)
 {
@@ -282,10 +291,7 @@ static void test_drop_cpl(void)
     DnCpl c;
     DnState s;
 
-    dn_start(&s, NULL);
-    dn_steer_all_to(&s, 2);
-    rx_setup(&s, 2);
-    dn_tx_setup(&s, 2);
+    start_queue(&s, 2);
     len = tcp_frame(frame, 500, 3, &hlen);
 
     knob(&s, "x-fault-drop-cpl", "2:1");
@@ -326,10 +332,7 @@ static void test_corrupt_cpl(void)
     DnCpl c;
     DnState s;
 
-    dn_start(&s, NULL);
-    dn_steer_all_to(&s, 1);
-    rx_setup(&s, 1);
-    dn_tx_setup(&s, 1);
+    start_queue(&s, 1);
     len = tcp_frame(frame, 700, 4, &hlen);
 
     knob_fails(&s, "x-fault-corrupt-cpl", "1:1:colour");
@@ -420,10 +423,7 @@ static void test_stall(void)
     size_t len, hlen;
     DnState s;
 
-    dn_start(&s, NULL);
-    dn_steer_all_to(&s, 1);
-    rx_setup(&s, 1);
-    dn_tx_setup(&s, 1);
+    start_queue(&s, 1);
     len = tcp_frame(frame, 400, 6, &hlen);
 
     knob(&s, "x-fault-stall", "1:1");
@@ -470,10 +470,7 @@ static void test_delay_cpl(void)
     size_t len, len2, hlen;
     DnState s;
 
-    dn_start(&s, NULL);
-    dn_steer_all_to(&s, 2);
-    rx_setup(&s, 2);
-    dn_tx_setup(&s, 2);
+    start_queue(&s, 2);
     len = tcp_frame(frame, 800, 7, &hlen);
     len2 = tcp_frame(frame2, 800, 8, &hlen);
 
@@ -631,10 +628,7 @@ static void test_bus_master_off(void)
     size_t len, hlen;
     DnState s;
 
-    dn_start(&s, NULL);
-    dn_steer_all_to(&s, 1);
-    rx_setup(&s, 1);
-    dn_tx_setup(&s, 1);
+    start_queue(&s, 1);
     len = tcp_frame(frame, 1400, 10, &hlen);
     dn_inject(&s, frame, len);
     expect_rx(&s, 1, frame, len, hlen);
@@ -675,10 +669,7 @@ static void test_reset_mid_traffic(void)
     unsigned q;
     DnState s;
 
-    dn_start(&s, NULL);
-    dn_steer_all_to(&s, 2);
-    rx_setup(&s, 2);
-    dn_tx_setup(&s, 2);
+    start_queue(&s, 2);
     len = tcp_frame(frame, 900, 11, &hlen);
     dn_inject(&s, frame, len);
     dn_inject(&s, frame, len);
@@ -843,10 +834,7 @@ static void test_stop_cont(void)
     size_t len, len2, hlen;
     DnState s;
 
-    dn_start(&s, NULL);
-    dn_steer_all_to(&s, 1);
-    rx_setup(&s, 1);
-    dn_tx_setup(&s, 1);
+    start_queue(&s, 1);
     len = tcp_frame(frame, 600, 13, &hlen);
     len2 = tcp_frame(frame2, 600, 14, &hlen);
     dn_inject(&s, frame, len);

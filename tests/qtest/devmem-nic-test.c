@@ -50,6 +50,14 @@ static void rx_setup(DnState *s, unsigned q, bool hds, bool post)
     }
 }
 
+/* dn_start(), then every frame to queue @q, RX on with HDS */
+static void start_rx(DnState *s, unsigned q, bool post)
+{
+    dn_start(s, NULL);
+    dn_steer_all_to(s, q);
+    rx_setup(s, q, true, post);
+}
+
 typedef struct RxPkt {
     DnCpl first;
     unsigned ncpl;
@@ -213,9 +221,7 @@ static void test_split(const void *data)
     DlPktSpec spec;
     DnState s;
 
-    dn_start(&s, NULL);
-    dn_steer_all_to(&s, 0);
-    rx_setup(&s, 0, true, true);
+    start_rx(&s, 0, true);
     dl_pkt_default(&spec, c->l3, c->l4, c->payload);
     spec.vlan_tags = c->vlan;
     spec.vlan_tci = 0x0123;
@@ -253,9 +259,7 @@ static void test_multibuf(void)
     DnState s;
     unsigned i;
 
-    dn_start(&s, NULL);
-    dn_steer_all_to(&s, 0);
-    rx_setup(&s, 0, true, false);
+    start_rx(&s, 0, false);
     /* post payload buffers with IDs in descending order */
     dn_post_bufs(&s, 0, 4, 0, DN_PBUF_LEN);
     for (i = 0; i < 20; i++) {
@@ -337,9 +341,7 @@ static void test_hds_thresh(void)
     DlPktSpec spec;
     DnState s;
 
-    dn_start(&s, NULL);
-    dn_steer_all_to(&s, 0);
-    rx_setup(&s, 0, true, true);
+    start_rx(&s, 0, true);
 
     /* thresh 0: a pure ACK has no payload and stays in the header buffer */
     dl_pkt_default(&spec, 4, DL_PROTO_TCP, 0);
@@ -392,9 +394,7 @@ static void test_nosplit_rule(void)
     DlPktSpec spec;
     DnState s;
 
-    dn_start(&s, NULL);
-    dn_steer_all_to(&s, 0);
-    rx_setup(&s, 0, true, true);
+    start_rx(&s, 0, true);
 
     /* non-IP frames */
     dl_pkt_default(&spec, 0, 0, 20);
@@ -419,9 +419,7 @@ static void test_hdr_too_big(void)
     DnState s;
     RxPkt p;
 
-    dn_start(&s, NULL);
-    dn_steer_all_to(&s, 0);
-    rx_setup(&s, 0, true, false);
+    start_rx(&s, 0, false);
     s.q[0].hbuf[0] = dn_galloc(&s, DN_HBUF_LEN);
     s.q[0].hlen[0] = 128;
     dn_post_rxd(&s, 0, DN_HBR, s.q[0].hbuf[0], 128, 0);
@@ -468,9 +466,7 @@ static void test_rx_csum(void)
     DlPktSpec spec;
     DnState s;
 
-    dn_start(&s, NULL);
-    dn_steer_all_to(&s, 0);
-    rx_setup(&s, 0, true, true);
+    start_rx(&s, 0, true);
 
     dl_pkt_default(&spec, 4, DL_PROTO_TCP, 333);
     g_assert_cmphex(rx_flags_of(&s, &spec), ==,
@@ -1504,9 +1500,7 @@ static void test_queue_restart(void)
     DnState s;
     int i;
 
-    dn_start(&s, NULL);
-    dn_steer_all_to(&s, 2);
-    rx_setup(&s, 2, true, true);
+    start_rx(&s, 2, true);
     dl_pkt_default(&spec, 4, DL_PROTO_TCP, 3000);
     len = dl_pkt_build(&spec, frame, NULL);
     /* traffic */
@@ -1611,9 +1605,7 @@ static void test_rx_stream(void)
         g_assert_cmpint(sscanf(env, "%u,%u", &frames, &payload), ==, 2);
         g_assert_cmpuint(payload, <=, 9000);
     }
-    dn_start(&s, NULL);
-    dn_steer_all_to(&s, 0);
-    rx_setup(&s, 0, true, true);
+    start_rx(&s, 0, true);
     dl_pkt_default(&spec, 4, DL_PROTO_TCP, payload);
     for (i = 0; i < frames; i++) {
         unsigned n, k;
