@@ -858,11 +858,12 @@ static int dmnic_remove_rxfh_context(struct net_device *netdev,
 
 static const char dmnic_rx_stat_names[][ETH_GSTRING_LEN] = {
 	"packets", "bytes", "csum_unnecessary", "csum_none", "hds_split",
-	"alloc_fail", "drops",
+	"alloc_fail", "drops", "xdp_drops", "xdp_tx", "xdp_tx_errors",
 };
 
 static const char dmnic_tx_stat_names[][ETH_GSTRING_LEN] = {
 	"packets", "bytes", "csum_offload", "stop", "wake", "dropped",
+	"xdp_tx",
 };
 
 #define DMNIC_RX_NSTATS ARRAY_SIZE(dmnic_rx_stat_names)
@@ -919,6 +920,9 @@ static void dmnic_get_ethtool_stats(struct net_device *netdev,
 			data[4] = rs->hds_split;
 			data[5] = rs->alloc_fail;
 			data[6] = rs->drops;
+			data[7] = rs->xdp_drops;
+			data[8] = rs->xdp_tx;
+			data[9] = rs->xdp_tx_errors;
 		} while (u64_stats_fetch_retry(&rs->syncp, start));
 		data += DMNIC_RX_NSTATS;
 		ts = &qv->tx.stats;
@@ -930,6 +934,7 @@ static void dmnic_get_ethtool_stats(struct net_device *netdev,
 			data[3] = ts->stop;
 			data[4] = ts->wake;
 			data[5] = ts->dropped;
+			data[6] = ts->xdp_tx;
 		} while (u64_stats_fetch_retry(&ts->syncp, start));
 		data += DMNIC_TX_NSTATS;
 	}
