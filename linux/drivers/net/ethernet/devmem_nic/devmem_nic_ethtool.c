@@ -41,7 +41,10 @@ static void dmnic_get_ringparam(struct net_device *netdev,
 	ring->rx_pending = dm->rx_ring_size;
 	ring->tx_pending = dm->tx_ring_size;
 
-	kring->tcp_data_split = dm->hds_enabled ?
+	/* What the queues do: XDP may keep header split off (see
+	 * dmnic_hds_active()).
+	 */
+	kring->tcp_data_split = dmnic_hds_active(dm) ?
 				ETHTOOL_TCP_DATA_SPLIT_ENABLED :
 				ETHTOOL_TCP_DATA_SPLIT_DISABLED;
 	kring->hds_thresh = dm->hds_thresh;

@@ -772,8 +772,10 @@ int dmnic_rx_alloc(struct dmnic *dm, struct dmnic_rx_queue *rx,
 	/* The xdp_buff's linear part is a header buffer (rx->hdr.pool); its
 	 * frags, payload buffers, are returned to their own pool.
 	 */
-	err = xdp_rxq_info_reg(&rx->xdp_rxq, dm->netdev, idx,
-			       napi ? napi->napi_id : 0);
+	/* frag_size: a program may grow the last frag up to its page end */
+	err = __xdp_rxq_info_reg(&rx->xdp_rxq, dm->netdev, idx,
+				 napi ? napi->napi_id : 0,
+				 rx->xdp ? rx->pay.buf_size : 0);
 	if (err)
 		goto err_free;
 	err = xdp_rxq_info_reg_mem_model(&rx->xdp_rxq, MEM_TYPE_PAGE_POOL,
