@@ -54,6 +54,19 @@ void dl_expect_log(const char *path, size_t *seen, const char *needle)
     *seen = hit - text + strlen(needle);
 }
 
+unsigned dl_count_log(const char *path, const char *needle)
+{
+    g_autofree char *text = NULL;
+    const char *p;
+    unsigned n = 0;
+
+    g_assert_true(g_file_get_contents(path, &text, NULL, NULL));
+    for (p = strstr(text, needle); p; p = strstr(p + 1, needle)) {
+        n++;
+    }
+    return n;
+}
+
 void dl_wait_migration(QTestState *qts)
 {
     gint64 end = g_get_monotonic_time() + 60 * G_USEC_PER_SEC;

@@ -22,6 +22,9 @@ void dl_set_bus_master(QPCIDevice *dev, bool on);
  */
 void dl_expect_log(const char *path, size_t *seen, const char *needle);
 
+/* How many times @needle occurs in the whole -D log at @path */
+unsigned dl_count_log(const char *path, const char *needle);
+
 /* Waits (60 s at most) until query-migrate says completed; never failed */
 void dl_wait_migration(QTestState *qts);
 

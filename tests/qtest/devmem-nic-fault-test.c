@@ -964,6 +964,7 @@ static void test_migration_file(void)
 static void test_guest_errors(void)
 {
     g_autofree uint8_t *frame = g_malloc(DN_FRAME_MAX);
+    g_autofree char *line = NULL;
     size_t len, hlen;
     uint64_t b;
     DnState s;
@@ -1029,15 +1030,20 @@ static void test_guest_errors(void)
     /* steering to queues that do not exist */
     dn_steer_all_to(&s, DN_NQ + 10);
     dn_inject(&s, frame, len);
-    dn_expect_log(&s, "steered to queue 14");
+    dn_expect_log(&s, "steered to queue 14 >= 4, dropped");
     g_assert_cmpuint(dn_rd64(&s, DMNIC_REG_G_RX_DROP_BADQ), ==, 2);
+    /* counted every time, logged once until the steering changes */
+    dn_inject(&s, frame, len);
+    dn_inject(&s, frame, len);
+    g_assert_cmpuint(dn_rd64(&s, DMNIC_REG_G_RX_DROP_BADQ), ==, 4);
+    g_assert_cmpuint(dl_count_log(s.log, "steered to queue"), ==, 2);
     dn_wr(&s, DMNIC_REG_RSS_CTRL, DMNIC_RSS_CTRL_ENABLE);
     for (int i = 0; i < 128; i++) {
         dn_wr(&s, DMNIC_REG_RSS_INDIR + 4 * i, 0xffff);
     }
     dn_inject(&s, frame, len);
     dn_expect_log(&s, "steered to queue 65535");
-    g_assert_cmpuint(dn_rd64(&s, DMNIC_REG_G_RX_DROP_BADQ), ==, 3);
+    g_assert_cmpuint(dn_rd64(&s, DMNIC_REG_G_RX_DROP_BADQ), ==, 5);
     dn_steer_all_to(&s, 1);
 
     /* ring programming */
@@ -1072,6 +1078,10 @@ static void test_guest_errors(void)
     s.q[1].pbr_tail = 0;
     dn_post_rxd(&s, 1, DN_PBR, s.regs.addr + DMNIC_REG_CTRL, DN_PBUF_LEN, 0);
     dn_inject(&s, frame, len);
+    line = g_strdup_printf("queue 1 rx error 5: write of %zu bytes at 0x%"
+                           PRIx64 " failed", len - hlen,
+                           s.regs.addr + DMNIC_REG_CTRL);
+    dn_expect_log(&s, line);
     dn_expect_qerr(&s, 1, false, DMNIC_QERR_DMA);
     g_assert_cmpuint(dn_rd(&s, DMNIC_REG_NUM_QUEUES), ==, DN_NQ);
 
@@ -1088,6 +1098,7 @@ static void test_guest_errors(void)
     dn_post_txd(&s, 1, b, 40000, 1, 0, 0, 0);
     dn_post_txd(&s, 1, b, 40000, 1, DMNIC_TXD_F_EOP, 0, 0);
     dn_ring_doorbell(&s, 1, DN_TXD);
+    dn_expect_log(&s, "queue 1 tx error 6: packet at 0 is 80000 bytes");
     dn_expect_qerr(&s, 1, true, DMNIC_QERR_TX_TOO_LONG);
     /* TSO over a UDP frame */
     dn_tx_setup(&s, 1);

@@ -37,6 +37,17 @@ static void dn_start(DnState *s, const char *extra)
     dn_boot(s, -1, args);
 }
 
+/* dn_start() with guest errors logged to a -D file (s->log) */
+static void dn_start_logged(DnState *s)
+{
+    g_autofree char *log = g_strdup_printf("%s/dmnic-test-%d-%p.log",
+                                           g_get_tmp_dir(), getpid(), s);
+    g_autofree char *extra = g_strdup_printf(" -d guest_errors -D %s", log);
+
+    dn_start(s, extra);
+    s->log = g_steal_pointer(&log);
+}
+
 /* fresh RX rings of 64 buffers, HDS on or off; post 32 and 32 */
 static void rx_setup(DnState *s, unsigned q, bool hds, bool post)
 {
@@ -1792,17 +1803,22 @@ static const char *const mistake_names[MIS_NUM] = {
     "tx-dma-unmapped", "tx-too-many-desc", "tx-csum-outside",
 };
 
+/*
+ * Each mistake: the documented queue error, a guest-error log line naming
+ * it (-d guest_errors), and a device that still works afterwards.
+ */
 static void test_mistake(const void *data)
 {
     Mistake m = (Mistake)(uintptr_t)data;
     g_autofree uint8_t *frame = g_malloc0(DN_FRAME_MAX);
+    g_autofree char *line = NULL;
     DlPktSpec spec;
     size_t len;
     uint64_t b;
     int i;
     DnState s;
 
-    dn_start(&s, NULL);
+    dn_start_logged(&s);
     dn_steer_all_to(&s, 1);
     dl_pkt_default(&spec, 4, DL_PROTO_TCP, 1000);
     len = dl_pkt_build(&spec, frame, NULL);
@@ -1811,6 +1827,11 @@ static void test_mistake(const void *data)
     case MIS_RX_TAIL_OUT_OF_RING:
         rx_setup(&s, 1, true, true);
         dn_qwr(&s, 1, DMNIC_Q_HBR + DMNIC_RING_DRV, 64);
+        dn_expect_log(&s, "queue 1 rx error 2: hbr index 64 >= size 64");
+        dn_expect_qerr(&s, 1, false, DMNIC_QERR_BAD_INDEX);
+        rx_setup(&s, 1, true, false);
+        dn_qwr(&s, 1, DMNIC_Q_PBR + DMNIC_RING_DRV, 100);
+        dn_expect_log(&s, "queue 1 rx error 2: pbr index 100 >= size 64");
         dn_expect_qerr(&s, 1, false, DMNIC_QERR_BAD_INDEX);
         break;
     case MIS_RX_BAD_RING_SIZE:
@@ -1821,6 +1842,22 @@ static void test_mistake(const void *data)
         dn_qwr(&s, 1, DMNIC_Q_CTRL, DMNIC_Q_CTRL_RX_ENABLE);
         dn_inject(&s, frame, len);
         g_assert_cmpuint(dn_qstat(&s, 1, DMNIC_Q_RX_DROP_DISABLED), ==, 1);
+        line = g_strdup_printf("queue 1 rx error 1: pbr ring base 0x%" PRIx64
+                               " size 48 invalid", s.q[1].ring[DN_PBR]);
+        dn_expect_log(&s, line);
+        dn_expect_qerr(&s, 1, false, DMNIC_QERR_BAD_RING);
+        /* powers of two out of range, below and above */
+        dn_qwr(&s, 1, DMNIC_Q_RXC + DMNIC_RING_SIZE, DMNIC_RING_SIZE_MIN / 2);
+        dn_qwr(&s, 1, DMNIC_Q_PBR + DMNIC_RING_SIZE, 64);
+        dn_qwr(&s, 1, DMNIC_Q_CTRL, DMNIC_Q_CTRL_RX_ENABLE);
+        dn_expect_log(&s, "queue 1 rx error 1: rxc ring base");
+        dn_expect_log(&s, " size 4 invalid");
+        dn_expect_qerr(&s, 1, false, DMNIC_QERR_BAD_RING);
+        dn_qwr(&s, 1, DMNIC_Q_RXC + DMNIC_RING_SIZE, 64);
+        dn_qwr(&s, 1, DMNIC_Q_HBR + DMNIC_RING_SIZE, DMNIC_RING_SIZE_MAX * 2);
+        dn_qwr(&s, 1, DMNIC_Q_CTRL, DMNIC_Q_CTRL_RX_ENABLE);
+        dn_expect_log(&s, "queue 1 rx error 1: hbr ring base");
+        dn_expect_log(&s, " size 65536 invalid");
         dn_expect_qerr(&s, 1, false, DMNIC_QERR_BAD_RING);
         break;
     case MIS_RX_DESC_LEN0:
@@ -1829,6 +1866,7 @@ static void test_mistake(const void *data)
         dn_post_rxd(&s, 1, DN_PBR, dn_galloc(&s, 4096), 0, 0);
         dn_ring_doorbell(&s, 1, DN_PBR);
         dn_inject(&s, frame, len);
+        dn_expect_log(&s, "queue 1 rx error 3: pbr descriptor 0 length 0");
         dn_expect_qerr(&s, 1, false, DMNIC_QERR_BAD_DESC);
         /* nothing was consumed */
         g_assert_cmpuint(dn_qrd(&s, 1, DMNIC_Q_HBR + DMNIC_RING_DEV), ==, 0);
@@ -1838,6 +1876,8 @@ static void test_mistake(const void *data)
         dn_post_rxd(&s, 1, DN_HBR, dn_galloc(&s, 4096), 64, 0);
         dn_ring_doorbell(&s, 1, DN_HBR);
         dn_inject(&s, frame, len);
+        dn_expect_log(&s, "queue 1 rx error 4: header buffer 0 length 64 "
+                      "< 128");
         dn_expect_qerr(&s, 1, false, DMNIC_QERR_BUF_TOO_SMALL);
         break;
     case MIS_RX_DMA_UNMAPPED:
@@ -1846,6 +1886,8 @@ static void test_mistake(const void *data)
         dn_post_rxd(&s, 1, DN_PBR, DN_UNMAPPED_ADDR, 4096, 0);
         dn_ring_doorbell(&s, 1, DN_PBR);
         dn_inject(&s, frame, len);
+        dn_expect_log(&s, "queue 1 rx error 5: write of 1000 bytes at "
+                      "0x7f0000000000 failed");
         dn_expect_qerr(&s, 1, false, DMNIC_QERR_DMA);
         break;
     case MIS_RX_CPL_UNMAPPED:
@@ -1857,6 +1899,11 @@ static void test_mistake(const void *data)
         dn_qwr(&s, 1, DMNIC_Q_CTRL, DMNIC_Q_CTRL_RX_ENABLE);
         dn_post_bufs(&s, 1, 4, 4, DN_PBUF_LEN);
         dn_inject(&s, frame, len);
+        line = g_strdup_printf("queue 1 rx error 5: completion write at 0x%"
+                               PRIx64 " failed",
+                               (DN_UNMAPPED_ADDR & ~0xffffffffULL) |
+                               (uint32_t)s.q[1].ring[DN_RXC]);
+        dn_expect_log(&s, line);
         dn_expect_qerr(&s, 1, false, DMNIC_QERR_DMA);
         g_assert_cmpuint(dn_qrd(&s, 1, DMNIC_Q_PBR + DMNIC_RING_DEV), ==, 0);
         break;
@@ -1864,23 +1911,36 @@ static void test_mistake(const void *data)
         rx_setup(&s, 1, true, true);
         dl_set_bus_master(s.dev, false);
         dn_inject(&s, frame, len);
+        line = g_strdup_printf("queue 1 rx error 5: hbr descriptor read at 0x%"
+                               PRIx64 " failed", s.q[1].ring[DN_HBR]);
+        dn_expect_log(&s, line);
         dn_expect_qerr(&s, 1, false, DMNIC_QERR_DMA);
         break;
     case MIS_TX_TAIL_OUT_OF_RING:
         dn_tx_setup(&s, 1);
         dn_qwr(&s, 1, DMNIC_Q_TXD + DMNIC_RING_DRV, 1000);
+        dn_expect_log(&s, "queue 1 tx error 2: txd index 1000 >= size 64");
+        dn_expect_qerr(&s, 1, true, DMNIC_QERR_BAD_INDEX);
+        dn_tx_setup(&s, 1);
+        dn_qwr(&s, 1, DMNIC_Q_TXC + DMNIC_RING_DRV, 64);
+        dn_expect_log(&s, "queue 1 tx error 2: txc index 64 >= size 64");
         dn_expect_qerr(&s, 1, true, DMNIC_QERR_BAD_INDEX);
         break;
     case MIS_TX_DESC_LEN0:
         dn_tx_setup(&s, 1);
         dn_post_txd(&s, 1, dn_galloc(&s, 64), 0, 0, DMNIC_TXD_F_EOP, 0, 0);
         dn_ring_doorbell(&s, 1, DN_TXD);
+        line = g_strdup_printf("queue 1 tx error 3: descriptor 0 length 0 "
+                               "flags 0x%x", DMNIC_TXD_F_EOP);
+        dn_expect_log(&s, line);
         dn_expect_qerr(&s, 1, true, DMNIC_QERR_BAD_DESC);
         break;
     case MIS_TX_DMA_UNMAPPED:
         dn_tx_setup(&s, 1);
         dn_post_txd(&s, 1, DN_UNMAPPED_ADDR, 100, 0, DMNIC_TXD_F_EOP, 0, 0);
         dn_ring_doorbell(&s, 1, DN_TXD);
+        dn_expect_log(&s, "queue 1 tx error 5: data read of 100 bytes at "
+                      "0x7f0000000000 failed");
         dn_expect_qerr(&s, 1, true, DMNIC_QERR_DMA);
         g_assert_cmpuint(dn_qrd(&s, 1, DMNIC_Q_TXD + DMNIC_RING_DEV), ==, 0);
         break;
@@ -1894,6 +1954,8 @@ static void test_mistake(const void *data)
             dn_post_txd(&s, 1, b, 10, 0, 0, 0, 0);
         }
         dn_ring_doorbell(&s, 1, DN_TXD);
+        dn_expect_log(&s, "queue 1 tx error 6: packet at 0 has more than 64 "
+                      "descriptors");
         dn_expect_qerr(&s, 1, true, DMNIC_QERR_TX_TOO_LONG);
         break;
     case MIS_TX_CSUM_OUTSIDE:
@@ -1901,12 +1963,15 @@ static void test_mistake(const void *data)
         dn_post_txd(&s, 1, dn_galloc(&s, 64), 64, 0,
                     DMNIC_TXD_F_EOP | DMNIC_TXD_F_CSUM, 50, 20);
         dn_ring_doorbell(&s, 1, DN_TXD);
+        dn_expect_log(&s, "queue 1 tx error 6: checksum field at 70 outside "
+                      "64 bytes");
         dn_expect_qerr(&s, 1, true, DMNIC_QERR_TX_TOO_LONG);
         break;
     default:
         g_assert_not_reached();
     }
     /* the device still works */
+    g_assert_true(qtest_probe_child(s.qts));
     g_assert_cmphex(dn_rd(&s, DMNIC_REG_ID), ==, DMNIC_ID_MAGIC);
     qpci_device_enable(s.dev);
     memset(&s.q[1], 0, sizeof(s.q[1]));
@@ -2202,7 +2267,7 @@ static void test_migration(void)
 }
 
 /* ------------------------------------------------------------------ */
-/* Random register writes with traffic: QEMU survives                  */
+/* Random register writes with traffic: QEMU survives and logs         */
 /* ------------------------------------------------------------------ */
 
 static void test_register_storm(void)
@@ -2215,7 +2280,7 @@ static void test_register_storm(void)
     unsigned i;
     DnState s;
 
-    dn_start(&s, NULL);
+    dn_start_logged(&s);
     qpci_msix_enable(s.dev);
     all_rx_setup(&s);
     dn_tx_setup(&s, 0);
@@ -2263,6 +2328,10 @@ static void test_register_storm(void)
         }
     }
     g_rand_free(rnd);
+    /* the mistakes among the random writes were logged as guest errors */
+    g_assert_cmpuint(dl_count_log(s.log, "devmem-nic: write to unknown or "
+                                  "read-only register"), >, 0);
+    g_assert_cmpuint(dl_count_log(s.log, "devmem-nic: queue "), >, 0);
     /* still alive, and a reset brings it back */
     dn_wr(&s, DMNIC_REG_CTRL, DMNIC_CTRL_RESET);
     g_assert_cmphex(dn_rd(&s, DMNIC_REG_ID), ==, DMNIC_ID_MAGIC);

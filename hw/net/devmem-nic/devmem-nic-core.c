@@ -584,9 +584,14 @@ static int dmnic_select_queue(DevmemNicCore *core, DmnicPkt *p)
 out:
     if (queue >= core->num_queues) {
         core->gstats[DMNIC_GS_RX_DROP_BADQ]++;
-        qemu_log_mask(LOG_GUEST_ERROR,
-                      "devmem-nic: frame steered to queue %u >= %u\n",
-                      queue, core->num_queues);
+        /* one line per steering setup, not one per frame */
+        if (!core->badq_logged) {
+            qemu_log_mask(LOG_GUEST_ERROR,
+                          "devmem-nic: frame steered to queue %u >= %u, "
+                          "dropped (not logged again until the steering "
+                          "registers change)\n", queue, core->num_queues);
+            core->badq_logged = true;
+        }
         return -1;
     }
     return queue;
@@ -1151,6 +1156,7 @@ void devmem_nic_core_reset(DevmemNicCore *core)
     memset(core->fs_data, 0, sizeof(core->fs_data));
     memset(core->fs_rules, 0, sizeof(core->fs_rules));
     memset(core->gstats, 0, sizeof(core->gstats));
+    core->badq_logged = false;
     for (i = 0; i < DMNIC_MAX_QUEUES; i++) {
         dmnic_queue_reset(&core->q[i]);
     }
@@ -1534,11 +1540,14 @@ void devmem_nic_core_write(DevmemNicCore *core, hwaddr addr, uint64_t val64,
                            unsigned size)
 {
     uint32_t val = val64;
+    bool qreg = addr >= DMNIC_Q_BASE &&
+                addr < DMNIC_Q_BASE + core->num_queues * DMNIC_Q_STRIDE;
     bool ok = true;
 
     trace_devmem_nic_mmio_write(addr, size, val);
-    if (addr >= DMNIC_Q_BASE &&
-        addr < DMNIC_Q_BASE + core->num_queues * DMNIC_Q_STRIDE) {
+    /* a global register may change steering: log a bad queue again */
+    core->badq_logged = core->badq_logged && qreg;
+    if (qreg) {
         unsigned qi = (addr - DMNIC_Q_BASE) / DMNIC_Q_STRIDE;
 
         ok = dmnic_queue_write(core, qi,

@@ -103,6 +103,8 @@ typedef struct DevmemNicCore {
     uint32_t fs_rules[DMNIC_NUM_FS_RULES * DMNIC_FS_WORDS];
     uint64_t gstats[DMNIC_GS_NUM];
     DmnicQueue q[DMNIC_MAX_QUEUES];
+    /* a frame steered to a missing queue was logged; steering unchanged */
+    bool badq_logged;
 
     /* scratch buffers for TX gather and TSO segments, not migrated */
     uint8_t *tx_buf;
