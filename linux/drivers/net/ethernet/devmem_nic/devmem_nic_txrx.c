@@ -770,9 +770,9 @@ int dmnic_rx_alloc(struct dmnic *dm, struct dmnic_rx_queue *rx,
 		goto err_free;
 
 	/* The xdp_buff's linear part is a header buffer (rx->hdr.pool); its
-	 * frags, payload buffers, are returned to their own pool.
+	 * frags, payload buffers, are returned to their own pool. frag_size:
+	 * a program may grow the last frag up to the end of its page.
 	 */
-	/* frag_size: a program may grow the last frag up to its page end */
 	err = __xdp_rxq_info_reg(&rx->xdp_rxq, dm->netdev, idx,
 				 napi ? napi->napi_id : 0,
 				 rx->xdp ? rx->pay.buf_size : 0);
