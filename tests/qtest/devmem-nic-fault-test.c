@@ -956,6 +956,88 @@ static void test_migration_file(void)
     dn_stop(&s);
 }
 
+/*
+ * Not guest input, but the other way bad state can reach the device: an
+ * incoming stream whose running ring has an index outside the ring.
+ * post_load refuses it, the migration fails and the destination lives.
+ */
+static void test_migration_corrupt(void)
+{
+    g_autofree char *path = g_strdup_printf("%s/dmnic-fault-bad-%d",
+                                            g_get_tmp_dir(), getpid());
+    g_autofree char *uri = g_strdup_printf("file:%s", path);
+    g_autofree char *stream = NULL;
+    uint8_t pat[12];
+    gsize size, i, hit = 0;
+    unsigned hits = 0;
+    gint64 end;
+    QDict *rsp;
+    DnState s;
+    QOSState *d;
+    int sv[2];
+
+    start_queue(&s, 2);
+    rsp = qtest_qmp(s.qts, "{'execute': 'migrate', 'arguments': {"
+                    "'uri': %s}}", uri);
+    g_assert_true(qdict_haskey(rsp, "return"));
+    qobject_unref(rsp);
+    dl_wait_migration(s.qts);
+
+    /* queue 2's HBR ring (vmstate: base be64, size, drv, dev be32) */
+    stq_be_p(pat, s.q[2].ring[DN_HBR]);
+    stl_be_p(pat + 8, NBUF);
+    g_assert_true(g_file_get_contents(path, &stream, &size, NULL));
+    for (i = 0; i + sizeof(pat) + 8 <= size; i++) {
+        if (!memcmp(stream + i, pat, sizeof(pat))) {
+            hit = i;
+            hits++;
+        }
+    }
+    g_assert_cmpuint(hits, ==, 1);
+    g_assert_cmpuint(ldl_be_p(stream + hit + 12), ==, 16);     /* drv */
+    stl_be_p(stream + hit + 12, NBUF);                          /* >= size */
+    g_assert_true(g_file_set_contents(path, stream, size, NULL));
+
+    g_assert_cmpint(socketpair(PF_UNIX, SOCK_STREAM, 0, sv), !=, -1);
+    d = qtest_pc_boot("-nodefaults -netdev socket,id=n0,fd=%d "
+                      "-device devmem-nic,id=nic,addr=0x%x,netdev=n0,"
+                      "mac=52:54:00:12:34:56,queues=%d -incoming defer",
+                      sv[1], NIC_SLOT, DN_NQ);
+    qtest_qmp_assert_success(d->qts, "{'execute': 'migrate-incoming', "
+                             "'arguments': {'uri': %s, "
+                             "'exit-on-error': false}}", uri);
+    end = g_get_monotonic_time() + 60 * G_USEC_PER_SEC;
+    for (;;) {
+        QDict *ret;
+        const char *st;
+
+        rsp = qtest_qmp(d->qts, "{'execute': 'query-migrate'}");
+        ret = qdict_get_qdict(rsp, "return");
+        st = qdict_haskey(ret, "status") ? qdict_get_str(ret, "status") : "";
+        g_assert_cmpstr(st, !=, "completed");
+        if (!strcmp(st, "failed")) {
+            g_test_message("error-desc: %s",
+                           qdict_get_try_str(ret, "error-desc"));
+            g_assert_nonnull(strstr(qdict_get_try_str(ret, "error-desc"),
+                                    "post load hook failed for: "
+                                    "devmem-nic-core"));
+            qobject_unref(rsp);
+            break;
+        }
+        qobject_unref(rsp);
+        g_assert_cmpint(g_get_monotonic_time(), <, end);
+        g_usleep(20 * 1000);
+    }
+    unlink(path);
+    /* the destination is alive and answers */
+    g_assert_true(qtest_probe_child(d->qts));
+    qtest_qmp_assert_success(d->qts, "{'execute': 'query-status'}");
+    qtest_shutdown(d);
+    close(sv[0]);
+    close(sv[1]);
+    dn_stop(&s);
+}
+
 /* ------------------------------------------------------------------ */
 /* Guest mistakes not covered by devmem-nic-test.c: QEMU survives, the */
 /* documented reaction happens and a guest error is logged             */
@@ -1176,6 +1258,8 @@ int main(int argc, char **argv)
     qtest_add_func("/devmem-nic-fault/peer-window", test_peer_window);
     qtest_add_func("/devmem-nic-fault/stop-cont", test_stop_cont);
     qtest_add_func("/devmem-nic-fault/migration-file", test_migration_file);
+    qtest_add_func("/devmem-nic-fault/migration-corrupt",
+                   test_migration_corrupt);
     qtest_add_func("/devmem-nic-fault/guest-errors", test_guest_errors);
     return g_test_run();
 }
