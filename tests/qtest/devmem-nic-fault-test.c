@@ -1093,6 +1093,32 @@ static void test_guest_errors(void)
     dn_wr(&s, DMNIC_REG_FS_ACTION, 0);
     dn_wr(&s, DMNIC_REG_FS_CMD, DMNIC_FS_CMD_READ);
     g_assert_cmphex(dn_rd(&s, DMNIC_REG_FS_CTRL), ==, 0);
+    /* reserved bits and L4 protocol 3: written as given, logged */
+    dn_wr(&s, DMNIC_REG_FS_INDEX, 7);
+    dn_wr(&s, DMNIC_REG_FS_CTRL, DMNIC_FS_CTRL_VALID |
+          (3 << DMNIC_FS_CTRL_L4_SHIFT));
+    dn_wr(&s, DMNIC_REG_FS_ACTION, 1);
+    dn_wr(&s, DMNIC_REG_FS_CMD, DMNIC_FS_CMD_WRITE);
+    dn_expect_log(&s, "flow rule 7: reserved bits or L4 protocol 3 "
+                  "(FS_CTRL 0x31, FS_ACTION 0x1)");
+    dn_wr(&s, DMNIC_REG_FS_CTRL, DMNIC_FS_CTRL_VALID | 0x100);
+    dn_wr(&s, DMNIC_REG_FS_ACTION, 1 | (1u << 24));
+    dn_wr(&s, DMNIC_REG_FS_CMD, DMNIC_FS_CMD_WRITE);
+    dn_expect_log(&s, "flow rule 7: reserved bits or L4 protocol 3 "
+                  "(FS_CTRL 0x101, FS_ACTION 0x1000001)");
+    dn_wr(&s, DMNIC_REG_FS_CTRL, 0);
+    dn_wr(&s, DMNIC_REG_FS_CMD, DMNIC_FS_CMD_READ);
+    g_assert_cmphex(dn_rd(&s, DMNIC_REG_FS_CTRL), ==,
+                    DMNIC_FS_CTRL_VALID | 0x100);
+    /* a well-formed rule logs nothing */
+    dn_wr(&s, DMNIC_REG_FS_CTRL, DMNIC_FS_CTRL_VALID | DMNIC_FS_CTRL_IPV6 |
+          (DMNIC_FS_L4_UDP << DMNIC_FS_CTRL_L4_SHIFT));
+    dn_wr(&s, DMNIC_REG_FS_ACTION, DMNIC_FS_ACTION_RSS | 3 |
+          (7 << DMNIC_FS_ACTION_CTX_SHIFT));
+    dn_wr(&s, DMNIC_REG_FS_CMD, DMNIC_FS_CMD_WRITE);
+    dn_wr(&s, DMNIC_REG_FS_CTRL, 0);
+    dn_wr(&s, DMNIC_REG_FS_CMD, DMNIC_FS_CMD_WRITE);
+    g_assert_cmpuint(dl_count_log(s.log, "reserved bits or L4"), ==, 2);
     /* RSS context tables and hash-field registers past the last one */
     dn_wr(&s, DMNIC_RSS_CTX_INDIR(DMNIC_RSS_NUM_CTX, 0), 1);
     dn_expect_log(&s, "unknown or read-only register");

@@ -1497,6 +1497,30 @@ static bool dmnic_rule_action_ok(const uint32_t *w)
            DMNIC_RSS_NUM_CTX;
 }
 
+/* Bits of FS_CTRL and FS_ACTION the spec defines; the others are reserved */
+#define DMNIC_FS_CTRL_DEFINED   (DMNIC_FS_CTRL_VALID | DMNIC_FS_CTRL_IPV6 | \
+                                 DMNIC_FS_CTRL_L4_MASK)
+#define DMNIC_FS_ACTION_DEFINED (DMNIC_FS_ACTION_QUEUE_MASK | \
+                                 DMNIC_FS_ACTION_DROP | DMNIC_FS_ACTION_RSS | \
+                                 DMNIC_FS_ACTION_CTX_MASK)
+
+/* A valid rule with reserved bits or L4 protocol 3 is written, but logged */
+static void dmnic_rule_check_bits(unsigned idx, const uint32_t *w)
+{
+    uint32_t ctrl = w[DMNIC_FSW_CTRL];
+    uint32_t action = w[DMNIC_FSW_ACTION];
+    unsigned l4 = (ctrl & DMNIC_FS_CTRL_L4_MASK) >> DMNIC_FS_CTRL_L4_SHIFT;
+
+    if ((ctrl & DMNIC_FS_CTRL_VALID) &&
+        ((ctrl & ~DMNIC_FS_CTRL_DEFINED) ||
+         (action & ~DMNIC_FS_ACTION_DEFINED) || l4 > DMNIC_FS_L4_UDP)) {
+        qemu_log_mask(LOG_GUEST_ERROR, "devmem-nic: flow rule %u: reserved "
+                      "bits or L4 protocol 3 (FS_CTRL 0x%x, FS_ACTION 0x%x): "
+                      "reserved bits ignored, L4 protocol 3 never matches\n",
+                      idx, ctrl, action);
+    }
+}
+
 static void dmnic_fs_cmd(DevmemNicCore *core, uint32_t cmd)
 {
     uint32_t *rule;
@@ -1522,6 +1546,7 @@ static void dmnic_fs_cmd(DevmemNicCore *core, uint32_t cmd)
                           DMNIC_FS_ACTION_CTX_SHIFT);
             break;
         }
+        dmnic_rule_check_bits(core->fs_index, core->fs_data);
         memcpy(rule, core->fs_data, sizeof(core->fs_data));
         trace_devmem_nic_fs_write(core->fs_index, rule[DMNIC_FSW_CTRL],
                                   rule[DMNIC_FSW_ACTION]);
