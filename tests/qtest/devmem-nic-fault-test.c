@@ -903,6 +903,8 @@ static void test_migration_file(void)
         dn_post_bufs(&s, 2, 1, 1, DN_PBUF_LEN);
     }
     g_assert_false(s.q[2].rxc_gen);
+    /* a driver that follows the rings logs nothing, across wraps too */
+    g_assert_cmpuint(dl_count_log(s.log, "devmem-nic:"), ==, 0);
     dn_inject(&s, frame, len);             /* left pending */
     frames = dn_rd64(&s, DMNIC_REG_G_RX_FRAMES);
     drops = dn_rd64(&s, DMNIC_REG_G_RX_RUNT);
@@ -1192,6 +1194,44 @@ static void test_guest_errors(void)
     dn_expect_log(&s, line);
     dn_expect_qerr(&s, 1, false, DMNIC_QERR_DMA);
     g_assert_cmpuint(dn_rd(&s, DMNIC_REG_NUM_QUEUES), ==, DN_NQ);
+
+    /*
+     * RING_DRV moves that lose posted entries or return completions the
+     * device has not written: used as written, logged once per ring and
+     * enable
+     */
+    rx_setup(&s, 1);
+    dn_ring_doorbell(&s, 1, DN_HBR);        /* the same index again: fine */
+    dn_qwr(&s, 1, DMNIC_Q_HBR + DMNIC_RING_DRV, 12);
+    dn_expect_log(&s, "queue 1 hbr index moved 16 -> 12 with the device at "
+                  "0: fewer entries posted");
+    dn_qwr(&s, 1, DMNIC_Q_HBR + DMNIC_RING_DRV, 8);
+    dn_qwr(&s, 1, DMNIC_Q_CTRL, 0);
+    rx_setup(&s, 1);
+    dn_inject(&s, frame, len);
+    g_assert_cmpuint(dn_qrd(&s, 1, DMNIC_Q_RXC + DMNIC_RING_DEV), ==, 1);
+    dn_qwr(&s, 1, DMNIC_Q_RXC + DMNIC_RING_DRV, 1);
+    dn_qwr(&s, 1, DMNIC_Q_RXC + DMNIC_RING_DRV, 5);
+    dn_expect_log(&s, "queue 1 rxc index moved 1 -> 5, past the device "
+                  "index 1");
+    dn_qwr(&s, 1, DMNIC_Q_HBR + DMNIC_RING_DRV, 15);
+    dn_expect_log(&s, "queue 1 hbr index moved 16 -> 15");
+    g_assert_cmpuint(dl_count_log(s.log, "index moved"), ==, 3);
+    g_assert_cmphex(dn_qrd(&s, 1, DMNIC_Q_STATUS) & DMNIC_Q_STATUS_RX_ERROR,
+                    ==, 0);
+    dn_qwr(&s, 1, DMNIC_Q_CTRL, 0);
+    dn_tx_setup(&s, 1);
+    dn_qwr(&s, 1, DMNIC_Q_TXC + DMNIC_RING_DRV, 3);
+    dn_expect_log(&s, "queue 1 txc index moved 0 -> 3, past the device "
+                  "index 0");
+    b = dn_galloc(&s, 64);
+    dn_post_txd(&s, 1, b, 10, 1, 0, 0, 0);
+    dn_post_txd(&s, 1, b, 10, 1, 0, 0, 0);
+    dn_ring_doorbell(&s, 1, DN_TXD);
+    dn_qwr(&s, 1, DMNIC_Q_TXD + DMNIC_RING_DRV, 1);
+    dn_expect_log(&s, "queue 1 txd index moved 2 -> 1 with the device at 0");
+    g_assert_cmpuint(dl_count_log(s.log, "index moved"), ==, 5);
+    dn_qwr(&s, 1, DMNIC_Q_CTRL, 0);
 
     /* TX */
     dn_tx_setup(&s, 1);

@@ -1387,6 +1387,8 @@ static void dmnic_write_ctrl(DevmemNicCore *core, unsigned qi, uint32_t val)
     if (!(val & DMNIC_Q_CTRL_RX_ENABLE)) {
         q->rx_err = 0;
     } else if (!(old & DMNIC_Q_CTRL_RX_ENABLE)) {
+        q->drv_logged &= ~((1u << DMNIC_RING_HBR) | (1u << DMNIC_RING_PBR) |
+                           (1u << DMNIC_RING_RXC));
         if (!dmnic_check_rings(core, qi, false)) {
             q->ring[DMNIC_RING_HBR].dev = 0;
             q->ring[DMNIC_RING_PBR].dev = 0;
@@ -1398,6 +1400,7 @@ static void dmnic_write_ctrl(DevmemNicCore *core, unsigned qi, uint32_t val)
     if (!(val & DMNIC_Q_CTRL_TX_ENABLE)) {
         q->tx_err = 0;
     } else if (!(old & DMNIC_Q_CTRL_TX_ENABLE)) {
+        q->drv_logged &= ~((1u << DMNIC_RING_TXD) | (1u << DMNIC_RING_TXC));
         if (!dmnic_check_rings(core, qi, true)) {
             q->ring[DMNIC_RING_TXD].dev = 0;
             q->ring[DMNIC_RING_TXC].dev = 0;
@@ -1407,6 +1410,42 @@ static void dmnic_write_ctrl(DevmemNicCore *core, unsigned qi, uint32_t val)
         }
     }
     trace_devmem_nic_queue_ctrl(qi, old, q->ctrl);
+}
+
+/*
+ * A posting ring's RING_DRV may only add entries, a completion ring's may
+ * only return slots the device has filled.  Anything else (a ring filled
+ * with size entries or more, an index moved back, completions returned
+ * before they were written) is used as written but logged, once per ring
+ * until its direction is enabled again.
+ */
+static void dmnic_check_drv_move(DmnicQueue *q, unsigned qi, int ri,
+                                 uint32_t val)
+{
+    DmnicRing *r = &q->ring[ri];
+    uint32_t mask = r->size - 1;
+    bool cpl = ri == DMNIC_RING_RXC || ri == DMNIC_RING_TXC;
+    bool bad;
+
+    if (cpl) {
+        bad = ((val - r->drv) & mask) > ((r->dev - r->drv) & mask);
+    } else {
+        bad = ((val - r->dev) & mask) < ((r->drv - r->dev) & mask);
+    }
+    if (!bad || (q->drv_logged & (1u << ri))) {
+        return;
+    }
+    q->drv_logged |= 1u << ri;
+    if (cpl) {
+        qemu_log_mask(LOG_GUEST_ERROR, "devmem-nic: queue %u %s index moved "
+                      "%u -> %u, past the device index %u\n", qi,
+                      dmnic_ring_names[ri], r->drv, val, r->dev);
+    } else {
+        qemu_log_mask(LOG_GUEST_ERROR, "devmem-nic: queue %u %s index moved "
+                      "%u -> %u with the device at %u: fewer entries posted "
+                      "(moved back, or size or more added)\n", qi,
+                      dmnic_ring_names[ri], r->drv, val, r->dev);
+    }
 }
 
 static bool dmnic_write_ring(DevmemNicCore *core, unsigned qi, hwaddr off,
@@ -1443,6 +1482,9 @@ static bool dmnic_write_ring(DevmemNicCore *core, unsigned qi, hwaddr off,
                               "%s index %u >= size %u", dmnic_ring_names[ri],
                               val, r->size);
             return true;
+        }
+        if (enabled && (tx ? !q->tx_err : !q->rx_err)) {
+            dmnic_check_drv_move(q, qi, ri, val);
         }
         r->drv = val;
         if (tx && enabled) {

@@ -78,6 +78,8 @@ typedef struct DmnicQueue {
     bool tx_gen;
     DmnicRing ring[DMNIC_NUM_RINGS];
     uint64_t stats[DMNIC_QS_NUM];
+    /* bit r: a bad RING_DRV move of ring r was logged since its enable */
+    uint8_t drv_logged;
 } DmnicQueue;
 
 typedef struct DevmemNicCore {
