@@ -657,6 +657,9 @@ static void test_bus_master_off(void)
     tx_frame(&s, 1, frame, len, 3);
     expect_wire(&s, frame, len);
     expect_txc(&s, 1, 3, DMNIC_TXC_S_OK);
+    /* well-formed descriptors and ring indices log nothing */
+    g_assert_cmpuint(dl_count_log(s.log, "reserved flags"), ==, 0);
+    g_assert_cmpuint(dl_count_log(s.log, "index moved"), ==, 0);
     dn_stop(&s);
 }
 
@@ -1287,6 +1290,36 @@ static void test_guest_errors(void)
     dn_qwr(&s, 1, DMNIC_Q_TXD + DMNIC_RING_DRV, 1);
     dn_expect_log(&s, "descriptor read at 0x7f");
     dn_expect_qerr(&s, 1, true, DMNIC_QERR_DMA);
+    /* reserved TXD bytes or flags: ignored, sent, logged once per enable */
+    len = tcp_frame(frame, 300, 18, &hlen);
+    b = dn_galloc(&s, len);
+    qtest_memwrite(s.qts, b, frame, len);
+    for (int i = 0; i < 3; i++) {
+        uint8_t desc[DMNIC_TXD_SIZE] = { 0 };
+
+        if (i != 1) {
+            dn_qwr(&s, 1, DMNIC_Q_CTRL, 0);
+            dn_tx_setup(&s, 1);
+        }
+        stq_le_p(desc + DMNIC_TXD_ADDR, b);
+        stl_le_p(desc + DMNIC_TXD_LEN, len);
+        stw_le_p(desc + DMNIC_TXD_FLAGS, DMNIC_TXD_F_EOP | (i ? 0x8000 : 0));
+        desc[DMNIC_TXD_SIZE - 1] = i ? 0 : 0x5a;
+        qtest_memwrite(s.qts, s.q[1].ring[DN_TXD] +
+                       s.q[1].txd_tail * DMNIC_TXD_SIZE, desc, sizeof(desc));
+        s.q[1].txd_tail++;
+        dn_ring_doorbell(&s, 1, DN_TXD);
+        expect_wire(&s, frame, len);
+        if (i == 0) {
+            dn_expect_log(&s, "queue 1 txd descriptor 0 has reserved flags "
+                          "0x0 or reserved bytes set, ignored");
+        }
+    }
+    dn_expect_log(&s, "queue 1 txd descriptor 0 has reserved flags 0x8000");
+    g_assert_cmpuint(dl_count_log(s.log, "reserved flags"), ==, 2);
+    g_assert_cmpuint(dn_qrd(&s, 1, DMNIC_Q_STATUS), ==,
+                     DMNIC_Q_STATUS_RX_QUIESCED);
+    dn_qwr(&s, 1, DMNIC_Q_CTRL, 0);
 
     /* alive, and a reset brings everything back */
     g_assert_true(qtest_probe_child(s.qts));

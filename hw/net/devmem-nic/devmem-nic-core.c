@@ -9,6 +9,7 @@
 #include "qemu/log.h"
 #include "qemu/bswap.h"
 #include "qemu/atomic.h"
+#include "qemu/cutils.h"
 #include "hw/pci/pci_device.h"
 #include "hw/pci/msix.h"
 #include "migration/vmstate.h"
@@ -957,6 +958,28 @@ static bool dmnic_tx_tso(DevmemNicCore *core, unsigned qi, size_t len,
     return true;
 }
 
+#define DMNIC_TXD_F_DEFINED (DMNIC_TXD_F_EOP | DMNIC_TXD_F_CSUM | \
+                             DMNIC_TXD_F_TSO)
+#define DMNIC_TXD_RSVD      (DMNIC_TXD_MSS + 2)     /* reserved, 0 */
+
+/* Reserved TXD flags or bytes are ignored; logged once per TX enable */
+static void dmnic_check_txd_rsvd(DevmemNicCore *core, unsigned qi,
+                                 uint32_t idx, const uint8_t *raw)
+{
+    DmnicQueue *q = &core->q[qi];
+    uint16_t rsvd = lduw_le_p(raw + DMNIC_TXD_FLAGS) & ~DMNIC_TXD_F_DEFINED;
+
+    if (q->txd_rsvd_logged ||
+        (!rsvd && buffer_is_zero(raw + DMNIC_TXD_RSVD,
+                                 DMNIC_TXD_SIZE - DMNIC_TXD_RSVD))) {
+        return;
+    }
+    q->txd_rsvd_logged = true;
+    qemu_log_mask(LOG_GUEST_ERROR, "devmem-nic: queue %u txd descriptor %u "
+                  "has reserved flags 0x%x or reserved bytes set, ignored "
+                  "(logged once per TX enable)\n", qi, idx, rsvd);
+}
+
 static void dmnic_tx_process(DevmemNicCore *core, unsigned qi)
 {
     DmnicQueue *q = &core->q[qi];
@@ -1000,6 +1023,7 @@ static void dmnic_tx_process(DevmemNicCore *core, unsigned qi)
             d[n].csum_start = lduw_le_p(raw + DMNIC_TXD_CSUM_START);
             d[n].csum_offset = lduw_le_p(raw + DMNIC_TXD_CSUM_OFFSET);
             d[n].mss = lduw_le_p(raw + DMNIC_TXD_MSS);
+            dmnic_check_txd_rsvd(core, qi, idx, raw);
             if (!d[n].len || d[n].len > DMNIC_BUF_LEN_MAX) {
                 dmnic_queue_error(core, qi, true, DMNIC_QERR_BAD_DESC,
                                   "descriptor %u length %u flags 0x%x", idx,
@@ -1401,6 +1425,7 @@ static void dmnic_write_ctrl(DevmemNicCore *core, unsigned qi, uint32_t val)
         q->tx_err = 0;
     } else if (!(old & DMNIC_Q_CTRL_TX_ENABLE)) {
         q->drv_logged &= ~((1u << DMNIC_RING_TXD) | (1u << DMNIC_RING_TXC));
+        q->txd_rsvd_logged = false;
         if (!dmnic_check_rings(core, qi, true)) {
             q->ring[DMNIC_RING_TXD].dev = 0;
             q->ring[DMNIC_RING_TXC].dev = 0;

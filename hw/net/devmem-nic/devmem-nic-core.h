@@ -80,6 +80,8 @@ typedef struct DmnicQueue {
     uint64_t stats[DMNIC_QS_NUM];
     /* bit r: a bad RING_DRV move of ring r was logged since its enable */
     uint8_t drv_logged;
+    /* a TX descriptor with reserved bits was logged since TX enable */
+    bool txd_rsvd_logged;
 } DmnicQueue;
 
 typedef struct DevmemNicCore {
