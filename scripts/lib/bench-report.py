@@ -12,6 +12,7 @@ import json
 import os
 import platform
 import re
+import statistics
 import sys
 
 # Which device model's functions count as "the device" for each measurement.
@@ -187,12 +188,17 @@ def main():
                      f' {fmt(kv.get("device_cpu_us_per_pkt"), ".2f"):>14}')
         u, a = net.get('devmem-rx-udmabuf', {}), net.get('devmem-rx-fake-accel', {})
         if 'gbps' in u and 'gbps' in a:
-            line = (f'  devmem RX into accelerator memory / into udmabuf: '
-                    f'{float(a["gbps"]) / float(u["gbps"]):.2f}')
+            # Rounds alternate the two memories, so each round's ratio sees the same machine
+            # state; the median of those is the figure, the ratio of the medians is shown too.
+            med = float(a["gbps"]) / float(u["gbps"])
             pairs = round_ratios(net)
+            line = '  devmem RX into accelerator memory / into udmabuf: '
             if pairs:
-                line += (f' (median round; per-round ratios '
-                         f'{", ".join(f"{r:.2f}" for r in pairs)})')
+                line += (f'{statistics.median(pairs):.2f} (median of the per-round ratios '
+                         f'{", ".join(f"{r:.2f}" for r in pairs)}; ratio of the medians '
+                         f'{med:.2f})')
+            else:
+                line += f'{med:.2f}'
             L.append(line)
         d, i = net.get('tcp-devmem-1', {}), net.get('tcp-igb-1', {})
         if 'gbps' in d and 'gbps' in i:
