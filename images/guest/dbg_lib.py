@@ -452,6 +452,8 @@ def splats_since(n0):
 # alone. Nothing else of the test changes.
 SHIM = r"""
 import os, runpy, sys
+prog = sys.argv[1]
+sys.argv = [prog]  # before lib.py is imported: it names the test cases after argv[0]
 sys.path.append(os.environ["DBG_KSFT"])
 import net.lib.py as nlp
 import net.lib.py.utils as nlu
@@ -460,8 +462,6 @@ def wait_port_listen(port, proto="tcp", ns=None, host=None, sleep=0.005, deadlin
     deadline = max(deadline, float(os.environ["DBG_LISTEN_DEADLINE"]))
     return orig(port, proto=proto, ns=ns, host=host, sleep=sleep, deadline=deadline)
 nlu.wait_port_listen = nlp.wait_port_listen = wait_port_listen
-prog = sys.argv[1]
-sys.argv = [prog]
 runpy.run_path(prog, run_name="__main__")
 """
 
