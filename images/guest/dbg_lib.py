@@ -281,6 +281,28 @@ class Scenario:
         except OSError:
             return False
 
+    def bind_netdev(self, drv, dev):
+        """Bind driver drv (sysfs path) to device dev (sysfs path) and bring the netdev
+        back as before: our name, our addresses, link up. True if the netdev came back."""
+        try:
+            with open(f"{drv}/bind", "w", encoding="ascii") as f:
+                f.write(os.path.basename(dev))
+        except OSError as e:
+            self.note(f"bind: {e}")
+        netdir = f"{dev}/net"
+        ifs = wait_for(lambda: os.listdir(netdir) if os.path.isdir(netdir) else [], 30)
+        if not ifs:
+            return False
+        if ifs[0] != self.ifname:
+            sh(f"ip link set {ifs[0]} name {self.ifname}")
+        sh(f"ip addr add {self.local4}/24 dev {self.ifname}")
+        sh(f"ip addr add {self.env.get('LOCAL_V6', '2001:db8:0::1')}/64 dev {self.ifname} "
+           "nodad")
+        sh(f"ip link set {self.ifname} up")
+        with open(f"/sys/class/net/{self.ifname}/ifindex", encoding="ascii") as f:
+            self.ifindex = int(f.read())
+        return True
+
     def pci_bdf(self):
         return os.path.basename(os.readlink(f"/sys/class/net/{self.ifname}/device"))
 
