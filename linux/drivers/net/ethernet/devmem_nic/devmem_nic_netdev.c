@@ -65,34 +65,34 @@ void dmnic_hds_thresh_write(struct dmnic *dm)
 		dmnic_wr32(dm, DMNIC_QREG(q, DMNIC_Q_HDS_THRESH), dm->hds_thresh);
 }
 
-static void dmnic_qv_free(struct dmnic *dm, unsigned int q)
+/* Free a queue pair that is not live (stopped, or never started). */
+static void dmnic_qv_free(struct dmnic *dm, struct dmnic_napi *qv)
 {
-	struct dmnic_napi *qv = dm->qv[q];
-
-	if (!qv)
-		return;
 	timer_shutdown_sync(&qv->refill_timer);
 	netif_napi_del_locked(&qv->napi);
 	dmnic_rx_free(dm, &qv->rx);
 	dmnic_tx_free(dm, &qv->tx);
-	WRITE_ONCE(dm->qv[q], NULL);
 	/* ndo_get_stats64 may still be reading it under RCU */
 	kfree_rcu(qv, rcu);
 }
 
-static int dmnic_qv_alloc(struct dmnic *dm, unsigned int q)
+/*
+ * Build queue pair @q for the current ring sizes, header split and XDP
+ * program. It is not live: no device register is touched, so this runs
+ * while the old queue set still carries traffic.
+ */
+static struct dmnic_napi *dmnic_qv_alloc(struct dmnic *dm, unsigned int q)
 {
 	struct dmnic_napi *qv;
 	int err;
 
 	qv = kzalloc_obj(*qv, GFP_KERNEL);
 	if (!qv)
-		return -ENOMEM;
+		return ERR_PTR(-ENOMEM);
 	qv->dm = dm;
 	qv->idx = q;
 	snprintf(qv->irq_name, sizeof(qv->irq_name), "%s-q%u",
 		 netdev_name(dm->netdev), q);
-	dm->qv[q] = qv;
 
 	timer_setup(&qv->refill_timer, dmnic_refill_timer, 0);
 	netif_napi_add_config_locked(dm->netdev, &qv->napi, dmnic_poll, q);
@@ -104,11 +104,33 @@ static int dmnic_qv_alloc(struct dmnic *dm, unsigned int q)
 	err = dmnic_rx_alloc(dm, &qv->rx, q, &qv->napi);
 	if (err)
 		goto err_free;
-	return 0;
+	return qv;
 
 err_free:
-	dmnic_qv_free(dm, q);
-	return err;
+	dmnic_qv_free(dm, qv);
+	return ERR_PTR(err);
+}
+
+/* Queue pairs 0..@n-1 into @qvs; on failure none is left allocated. */
+static int dmnic_qvs_alloc(struct dmnic *dm, unsigned int n,
+			   struct dmnic_napi **qvs)
+{
+	unsigned int q;
+
+	for (q = 0; q < n; q++) {
+		qvs[q] = dmnic_qv_alloc(dm, q);
+		if (IS_ERR(qvs[q])) {
+			int err = PTR_ERR(qvs[q]);
+
+			qvs[q] = NULL;
+			while (q--) {
+				dmnic_qv_free(dm, qvs[q]);
+				qvs[q] = NULL;
+			}
+			return err;
+		}
+	}
+	return 0;
 }
 
 /* Make queue pair @q live: rings into the device, NAPI and IRQ on. */
@@ -141,28 +163,44 @@ static void dmnic_qv_stop(struct dmnic *dm, struct dmnic_napi *qv)
 	dmnic_tx_clean_all(dm, &qv->tx);
 }
 
+/*
+ * Move a stopped queue pair's counters into the base counters, so that the
+ * device totals do not change when the queue set is replaced.
+ */
 static void dmnic_stats_fold(struct dmnic *dm, struct dmnic_napi *qv)
 {
-	dm->base_rx.packets += qv->rx.stats.packets;
-	dm->base_rx.bytes += qv->rx.stats.bytes;
-	dm->base_rx.alloc_fail += qv->rx.stats.alloc_fail;
-	dm->base_rx.drops += qv->rx.stats.drops;
-	dm->base_rx.csum_unnecessary += qv->rx.stats.csum_unnecessary;
-	dm->base_rx.csum_none += qv->rx.stats.csum_none;
-	dm->base_rx.hds_split += qv->rx.stats.hds_split;
-	dm->base_rx.xdp_drops += qv->rx.stats.xdp_drops;
-	dm->base_rx.xdp_tx += qv->rx.stats.xdp_tx;
-	dm->base_rx.xdp_tx_errors += qv->rx.stats.xdp_tx_errors;
-	dm->base_tx.packets += qv->tx.stats.packets;
-	dm->base_tx.bytes += qv->tx.stats.bytes;
-	dm->base_tx.csum_offload += qv->tx.stats.csum_offload;
-	dm->base_tx.stop += qv->tx.stats.stop;
-	dm->base_tx.wake += qv->tx.stats.wake;
-	dm->base_tx.dropped += qv->tx.stats.dropped;
-	dm->base_tx.xdp_tx += qv->tx.stats.xdp_tx;
+	struct dmnic_rx_stats *rx = &qv->rx.stats;
+	struct dmnic_tx_stats *tx = &qv->tx.stats;
+
+	dm->base_rx.packets += rx->packets;
+	dm->base_rx.bytes += rx->bytes;
+	dm->base_rx.alloc_fail += rx->alloc_fail;
+	dm->base_rx.drops += rx->drops;
+	dm->base_rx.csum_unnecessary += rx->csum_unnecessary;
+	dm->base_rx.csum_none += rx->csum_none;
+	dm->base_rx.hds_split += rx->hds_split;
+	dm->base_rx.xdp_drops += rx->xdp_drops;
+	dm->base_rx.xdp_tx += rx->xdp_tx;
+	dm->base_rx.xdp_tx_errors += rx->xdp_tx_errors;
+	dm->base_tx.packets += tx->packets;
+	dm->base_tx.bytes += tx->bytes;
+	dm->base_tx.csum_offload += tx->csum_offload;
+	dm->base_tx.stop += tx->stop;
+	dm->base_tx.wake += tx->wake;
+	dm->base_tx.dropped += tx->dropped;
+	dm->base_tx.xdp_tx += tx->xdp_tx;
+
+	/* A queue pair that is started again must not count them twice. */
+	u64_stats_update_begin(&rx->syncp);
+	memset(rx, 0, offsetof(struct dmnic_rx_stats, syncp));
+	u64_stats_update_end(&rx->syncp);
+	u64_stats_update_begin(&tx->syncp);
+	memset(tx, 0, offsetof(struct dmnic_tx_stats, syncp));
+	u64_stats_update_end(&tx->syncp);
 }
 
-static void dmnic_down(struct dmnic *dm)
+/* Stop the live queue pairs; they stay in dm->qv, their counters folded. */
+static void dmnic_qvs_stop(struct dmnic *dm)
 {
 	unsigned int q;
 
@@ -173,15 +211,17 @@ static void dmnic_down(struct dmnic *dm)
 		dmnic_qv_stop(dm, dm->qv[q]);
 		free_irq(dmnic_queue_irq_nr(dm, q), dm->qv[q]);
 	}
-	for (q = 0; q < dm->num_queues; q++) {
-		if (!dm->qv[q])
-			continue;
-		dmnic_stats_fold(dm, dm->qv[q]);
-		dmnic_qv_free(dm, q);
-	}
+	for (q = 0; q < dm->num_queues; q++)
+		if (dm->qv[q])
+			dmnic_stats_fold(dm, dm->qv[q]);
 }
 
-static int dmnic_up(struct dmnic *dm)
+/*
+ * Make the queue pairs in dm->qv[0..num_queues-1] live: queue counts, IRQs,
+ * RSS and rules, rings into the device. On failure nothing is live and the
+ * pairs are still in dm->qv for the caller to free or start again.
+ */
+static int dmnic_qvs_start(struct dmnic *dm)
 {
 	unsigned int q;
 	int err;
@@ -192,18 +232,13 @@ static int dmnic_up(struct dmnic *dm)
 		return err;
 
 	for (q = 0; q < dm->num_queues; q++) {
-		err = dmnic_qv_alloc(dm, q);
-		if (err)
-			goto err_free;
-	}
-	for (q = 0; q < dm->num_queues; q++) {
 		err = request_irq(dmnic_queue_irq_nr(dm, q),
 				  dmnic_queue_irq, 0, dm->qv[q]->irq_name,
 				  dm->qv[q]);
 		if (err) {
 			while (q--)
 				free_irq(dmnic_queue_irq_nr(dm, q), dm->qv[q]);
-			goto err_free;
+			return err;
 		}
 	}
 
@@ -220,10 +255,64 @@ static int dmnic_up(struct dmnic *dm)
 	netif_tx_wake_all_queues(dm->netdev);
 	dmnic_update_link(dm);
 	return 0;
+}
+
+/* Take the queue pairs out of dm->qv and free them. */
+static void dmnic_qvs_free(struct dmnic *dm, unsigned int n)
+{
+	unsigned int q;
+
+	for (q = 0; q < n; q++) {
+		struct dmnic_napi *qv = dm->qv[q];
+
+		if (!qv)
+			continue;
+		WRITE_ONCE(dm->qv[q], NULL);
+		dmnic_qv_free(dm, qv);
+	}
+}
+
+/* Exchange dm->qv[0..@n-1] with @qvs (one side may be shorter: NULLs). */
+static void dmnic_qvs_swap(struct dmnic *dm, struct dmnic_napi **qvs,
+			   unsigned int n)
+{
+	unsigned int q;
+
+	for (q = 0; q < n; q++) {
+		struct dmnic_napi *qv = dm->qv[q];
+
+		WRITE_ONCE(dm->qv[q], qvs[q]);
+		qvs[q] = qv;
+	}
+}
+
+static void dmnic_down(struct dmnic *dm)
+{
+	dmnic_qvs_stop(dm);
+	dmnic_qvs_free(dm, dm->num_queues);
+}
+
+static int dmnic_up(struct dmnic *dm)
+{
+	unsigned int q;
+	int err;
+
+	for (q = 0; q < dm->num_queues; q++) {
+		struct dmnic_napi *qv = dmnic_qv_alloc(dm, q);
+
+		if (IS_ERR(qv)) {
+			err = PTR_ERR(qv);
+			goto err_free;
+		}
+		WRITE_ONCE(dm->qv[q], qv);
+	}
+	err = dmnic_qvs_start(dm);
+	if (err)
+		goto err_free;
+	return 0;
 
 err_free:
-	for (q = 0; q < dm->num_queues; q++)
-		dmnic_qv_free(dm, q);
+	dmnic_qvs_free(dm, dm->num_queues);
 	return err;
 }
 
@@ -265,49 +354,81 @@ static int dmnic_stop(struct net_device *netdev)
 }
 
 /*
- * Apply new queue count, ring sizes or header split. The queues are rebuilt;
- * memory providers stay on their queues because the new page pools are
- * created with the queue's netdev and index.
+ * Apply new queue count, ring sizes or header split (also used when an XDP
+ * program is attached or removed). While the interface runs, the new queue
+ * set is allocated first, with the old one still carrying traffic; only then
+ * are the old queues stopped and the new ones started, so the outage is the
+ * swap, not the allocation, and a failed allocation leaves the old queues
+ * running untouched. Memory providers stay on their queues because the new
+ * page pools are created with the queue's netdev and index.
  */
 int dmnic_reconfigure(struct dmnic *dm, unsigned int num_queues,
 		      u32 rx_ring_size, u32 tx_ring_size, bool hds)
 {
-	bool running = netif_running(dm->netdev);
-	unsigned int old_q = dm->num_queues;
+	unsigned int old_q = dm->num_queues, n = max(old_q, num_queues);
 	u32 old_rx = dm->rx_ring_size, old_tx = dm->tx_ring_size;
 	bool old_hds = dm->hds_enabled;
+	struct dmnic_napi **qvs;
+	bool swapped = false;
+	unsigned int q;
 	int err;
 
-	if (running)
-		dmnic_down(dm);
+	if (!netif_running(dm->netdev)) {
+		err = netif_set_real_num_queues(dm->netdev, num_queues,
+						num_queues);
+		if (err)
+			return err;
+		dm->num_queues = num_queues;
+		dm->rx_ring_size = rx_ring_size;
+		dm->tx_ring_size = tx_ring_size;
+		dm->hds_enabled = hds;
+		dmnic_rss_default(dm);
+		dmnic_rss_write(dm);
+		return 0;
+	}
 
-	dm->num_queues = num_queues;
+	qvs = kcalloc(n, sizeof(*qvs), GFP_KERNEL);
+	if (!qvs)
+		return -ENOMEM;
+
+	/* The live queues keep the settings they were built with. */
 	dm->rx_ring_size = rx_ring_size;
 	dm->tx_ring_size = tx_ring_size;
 	dm->hds_enabled = hds;
-
-	if (!running) {
-		err = netif_set_real_num_queues(dm->netdev, num_queues,
-						num_queues);
-		if (!err) {
-			dmnic_rss_default(dm);
-			dmnic_rss_write(dm);
+	err = dmnic_qvs_alloc(dm, num_queues, qvs);
+	if (!err) {
+		dmnic_qvs_stop(dm);
+		dmnic_qvs_swap(dm, qvs, n);
+		swapped = true;
+		dm->num_queues = num_queues;
+		err = dmnic_qvs_start(dm);
+	}
+	if (err && swapped) {
+		/* Start the old queues again: the stop reclaimed their TX,
+		 * and the RX start reposts what they still held.
+		 */
+		netdev_warn(dm->netdev,
+			    "reconfiguration failed (%d), restoring\n", err);
+		dmnic_qvs_swap(dm, qvs, n);
+		dm->num_queues = old_q;
+		if (dmnic_qvs_start(dm)) {
+			netdev_err(dm->netdev,
+				   "could not restore the old queues\n");
+			dmnic_qvs_free(dm, old_q);
 		}
-		return err;
 	}
 
-	err = dmnic_up(dm);
-	if (!err)
-		return 0;
+	/* What is in qvs now is not live. */
+	for (q = 0; q < n; q++)
+		if (qvs[q])
+			dmnic_qv_free(dm, qvs[q]);
+	kfree(qvs);
 
-	netdev_warn(dm->netdev, "reconfiguration failed (%d), restoring\n",
-		    err);
-	dm->num_queues = old_q;
-	dm->rx_ring_size = old_rx;
-	dm->tx_ring_size = old_tx;
-	dm->hds_enabled = old_hds;
-	if (dmnic_up(dm))
-		netdev_err(dm->netdev, "could not restore the old queues\n");
+	if (err) {
+		dm->rx_ring_size = old_rx;
+		dm->tx_ring_size = old_tx;
+		dm->hds_enabled = old_hds;
+	}
 	return err;
 }
 
