@@ -250,9 +250,11 @@ static int dmnic_qvs_start(struct dmnic *dm)
 		dmnic_qv_start(dm, dm->qv[q]);
 
 	/* Wake, not just start: after a reconfiguration the qdiscs may hold a
-	 * backlog that needs a kick.
+	 * backlog that needs a kick. Only the queues in use: a queue beyond
+	 * the channel count has no queue pair to send on.
 	 */
-	netif_tx_wake_all_queues(dm->netdev);
+	for (q = 0; q < dm->num_queues; q++)
+		netif_tx_wake_queue(netdev_get_tx_queue(dm->netdev, q));
 	dmnic_update_link(dm);
 	return 0;
 }

@@ -467,10 +467,22 @@ netdev_tx_t dmnic_xmit(struct sk_buff *skb, struct net_device *netdev)
 {
 	struct dmnic *dm = netdev_priv(netdev);
 	u16 q = skb_get_queue_mapping(skb);
-	struct dmnic_napi *qv = dm->qv[q];
-	struct dmnic_tx_ring *tx = &qv->tx;
+	struct dmnic_napi *qv = READ_ONCE(dm->qv[q]);
 	struct netdev_queue *txq = netdev_get_tx_queue(netdev, q);
 	unsigned int len = skb->len;
+	struct dmnic_tx_ring *tx;
+
+	/*
+	 * A packet the stack queued on a TX queue just before the channel
+	 * count shrank can still be sent from that queue's qdisc; its queue
+	 * pair is gone.
+	 */
+	if (unlikely(!qv)) {
+		dev_core_stats_tx_dropped_inc(netdev);
+		dev_kfree_skb_any(skb);
+		return NETDEV_TX_OK;
+	}
+	tx = &qv->tx;
 
 	/* The device pads short frames itself: never pad or linearize here,
 	 * an skb with unreadable (devmem) frags cannot be copied.
