@@ -148,7 +148,8 @@ static void dmnic_qv_start(struct dmnic *dm, struct dmnic_napi *qv)
 	napi_schedule(&qv->napi);
 }
 
-static void dmnic_qv_stop(struct dmnic *dm, struct dmnic_napi *qv)
+/* No more interrupts, NAPI polls or refills on queue pair @qv. */
+static void dmnic_qv_quiesce(struct dmnic *dm, struct dmnic_napi *qv)
 {
 	unsigned int q = qv->idx;
 
@@ -158,8 +159,13 @@ static void dmnic_qv_stop(struct dmnic *dm, struct dmnic_napi *qv)
 	timer_delete_sync(&qv->refill_timer);
 	netif_queue_set_napi(dm->netdev, q, NETDEV_QUEUE_TYPE_RX, NULL);
 	netif_queue_set_napi(dm->netdev, q, NETDEV_QUEUE_TYPE_TX, NULL);
-	dmnic_queue_hw_stop(dm, q, true);
-	dmnic_queue_hw_stop(dm, q, false);
+}
+
+/* Quiesced and no xmit any more: take the rings back from the device. */
+static void dmnic_qv_hw_stop(struct dmnic *dm, struct dmnic_napi *qv)
+{
+	dmnic_queue_hw_stop(dm, qv->idx, true);
+	dmnic_queue_hw_stop(dm, qv->idx, false);
 	dmnic_tx_clean_all(dm, &qv->tx);
 }
 
@@ -204,11 +210,19 @@ static void dmnic_qvs_stop(struct dmnic *dm)
 {
 	unsigned int q;
 
+	/*
+	 * NAPI before the TX queues: a TX completion wakes its queue, so a
+	 * queue stopped while its NAPI still ran could be woken and take
+	 * packets onto a ring that is about to be dropped, skbs and all.
+	 */
+	for (q = 0; q < dm->num_queues; q++)
+		if (dm->qv[q])
+			dmnic_qv_quiesce(dm, dm->qv[q]);
 	netif_tx_disable(dm->netdev);
 	for (q = 0; q < dm->num_queues; q++) {
 		if (!dm->qv[q])
 			continue;
-		dmnic_qv_stop(dm, dm->qv[q]);
+		dmnic_qv_hw_stop(dm, dm->qv[q]);
 		free_irq(dmnic_queue_irq_nr(dm, q), dm->qv[q]);
 	}
 	for (q = 0; q < dm->num_queues; q++)
@@ -729,13 +743,15 @@ static void dmnic_tx_recover(struct dmnic *dm, struct dmnic_napi *qv)
 	struct netdev_queue *txq = netdev_get_tx_queue(dm->netdev, qv->idx);
 	unsigned int q = qv->idx;
 
-	/* No xmit, TX completion or XDP_TX while the ring is rebuilt. */
-	__netif_tx_lock_bh(txq);
-	netif_tx_stop_queue(txq);
-	__netif_tx_unlock_bh(txq);
+	/* No TX completion or XDP_TX (NAPI), then no xmit, while the ring is
+	 * rebuilt; in this order, as NAPI's completions wake the queue.
+	 */
 	dmnic_irq_disable(dm, q);
 	synchronize_irq(dmnic_queue_irq_nr(dm, q));
 	napi_disable_locked(&qv->napi);
+	__netif_tx_lock_bh(txq);
+	netif_tx_stop_queue(txq);
+	__netif_tx_unlock_bh(txq);
 
 	/* Spec: clear the enable bit, reprogram, enable. Descriptors the
 	 * device did not complete are ours again: their packets are lost.
