@@ -95,8 +95,9 @@ record_timing() {
         "$(cut -d' ' -f1 /proc/loadavg)" >>"$DL_CACHE/timings.tsv"
 }
 
-# console_splats LOG: print the first lines of LOG that show a kernel warning, oops or leak
-# report; succeed (0) if there were any. The one definition both the checks and the runs use.
+# console_splats LOG: print the first lines of LOG that show a kernel warning, oops, leak,
+# hang or lifetime report (the patterns of scripts/lib/splats.txt, the one list every check
+# uses); succeed (0) if there were any.
 console_splats() {
-    grep -m5 -E 'BUG:|WARNING:|Oops|Call Trace:|unreferenced object|RIP:' "$1" 2>/dev/null
+    python3 "$DL_ROOT/scripts/lib/ktap.py" splats "$1"
 }
