@@ -20,7 +20,7 @@ help:
 	@echo "make clean   remove out/ (build caches live in ~/.cache/devmem-lab: make distclean)"
 
 bootstrap:
-	@scripts/bootstrap --check >/dev/null 2>&1 || scripts/bootstrap --yes
+	@scripts/bootstrap --check >/dev/null 2>&1 || scripts/bootstrap
 
 fetch: bootstrap
 	@scripts/fetch-sources
@@ -39,8 +39,10 @@ image: bootstrap
 
 build: qemu kernel selftests image
 
+# RUN_ARGS: more scripts/run-selftests options, e.g. RUN_ARGS="--pairs devmem" (CI matrix cells).
+RUN_ARGS ?=
 run: build
-	@scripts/run-selftests
+	@scripts/run-selftests $(RUN_ARGS)
 
 check: build
 	@scripts/check
