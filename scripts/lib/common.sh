@@ -6,9 +6,14 @@ DL_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 DL_CACHE=${DEVMEM_LAB_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/devmem-lab}
 DL_OUT=${DEVMEM_LAB_OUT:-$DL_ROOT/out}
 
-QEMU_DEB_VERSION=1:10.2.2+ds-1
+# The sources we build on: fetched by exact Debian version first; when the archive no longer
+# has it, scripts/fetch-sources takes the newest of the same series and says so.
+# DEVMEM_LAB_QEMU_DEB_VERSION / DEVMEM_LAB_KERNEL_DEB_VERSION override the exact versions.
+QEMU_DEB_VERSION=${DEVMEM_LAB_QEMU_DEB_VERSION:-1:10.2.2+ds-1}
 QEMU_VERSION=10.2.2
+QEMU_SERIES=$(v=${QEMU_DEB_VERSION#*:}; echo "${v%%[!0-9]*}.$(echo "$v" | cut -d. -f2)")
 KERNEL_PKG=linux-source-7.2
+KERNEL_DEB_VERSION=${DEVMEM_LAB_KERNEL_DEB_VERSION:-7.2.13-1}
 KERNEL_SERIES=7.2
 
 DL_T0=${DL_T0:-$(date +%s)}
