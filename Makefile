@@ -39,10 +39,8 @@ image: bootstrap
 
 build: qemu kernel selftests image
 
-# RUN_ARGS: more scripts/run-selftests options, e.g. RUN_ARGS="--pairs devmem" (CI matrix cells).
-RUN_ARGS ?=
 run: build
-	@scripts/run-selftests $(RUN_ARGS)
+	@scripts/run-selftests
 
 check: build
 	@scripts/check
