@@ -518,6 +518,57 @@ static void test_delay_cpl(void)
     dn_stop(&s);
 }
 
+/*
+ * Delayed frames released while the first one's payload DMA targets the
+ * NIC's own BAR0 CTRL register (CTRL_RESET): from the delay timer and from
+ * the QOM setter.  The release runs under the device's re-entrancy guard,
+ * so that DMA fails (QERR_DMA) instead of resetting the device under the
+ * loop that walks the held frames (a use-after-free, issue 17).
+ */
+static void test_delay_own_bar(void)
+{
+    g_autofree uint8_t *frame = g_malloc(DN_FRAME_MAX);
+    size_t len, hlen;
+    int round, i;
+    DnState s;
+
+    dn_start(&s, NULL);
+    dn_steer_all_to(&s, 2);
+    len = tcp_frame(frame, 800, 7, &hlen);
+    frame[hlen] |= 1;               /* payload dword 0 has CTRL_RESET */
+    for (round = 0; round < 2; round++) {
+        rx_setup(&s, 2);
+        s.q[2].pbr_tail = 0;
+        dn_post_rxd(&s, 2, DN_PBR, s.regs.addr + DMNIC_REG_CTRL,
+                    DN_PBUF_LEN, 0);
+        knob(&s, "x-fault-delay-cpl", "2:1000");
+        for (i = 0; i < 3; i++) {
+            dn_inject(&s, frame, len);
+        }
+        g_assert_cmpuint(dn_cpl_pending(&s, 2), ==, 0);
+        if (round == 0) {
+            qtest_clock_step(s.qts, 1000);      /* the delay timer */
+        } else {
+            knob(&s, "x-fault-delay-cpl", "2:0");   /* the QOM flush */
+        }
+        /* no reset: the rings are still programmed, RX is in error */
+        g_assert_cmpuint(dn_rd(&s, DMNIC_REG_DEFAULT_QUEUE), ==, 2);
+        g_assert_cmpuint(dn_qrd(&s, 2, DMNIC_Q_HBR + DMNIC_RING_SIZE), ==,
+                         NBUF);
+        dn_expect_log(&s, "failed");
+        g_assert_cmpuint(dn_qstat(&s, 2, DMNIC_Q_RX_DROP_DISABLED), ==,
+                         2 * (round + 1));
+        dn_expect_qerr(&s, 2, false, DMNIC_QERR_DMA);
+        knob(&s, "x-fault-delay-cpl", "2:0");
+    }
+    /* still alive and working */
+    rx_setup(&s, 2);
+    frame[hlen] &= ~1;
+    dn_inject(&s, frame, len);
+    expect_rx(&s, 2, frame, len, hlen);
+    dn_stop(&s);
+}
+
 /* x-fault-link-down and x-fault-link-flap */
 static void test_link(void)
 {
@@ -1347,6 +1398,8 @@ int main(int argc, char **argv)
     qtest_add_func("/devmem-nic-fault/knob/restart-fail", test_restart_fail);
     qtest_add_func("/devmem-nic-fault/knob/stall", test_stall);
     qtest_add_func("/devmem-nic-fault/knob/delay-cpl", test_delay_cpl);
+    qtest_add_func("/devmem-nic-fault/knob/delay-own-bar",
+                   test_delay_own_bar);
     qtest_add_func("/devmem-nic-fault/knob/link", test_link);
     qtest_add_func("/devmem-nic-fault/knob/hmp-and-bad-values",
                    test_hmp_and_bad_values);

@@ -1368,6 +1368,98 @@ static void test_tx_gather_csum(void)
     dn_stop(&s);
 }
 
+/*
+ * UDP checksum offload whose result is 0: the device must send 0xffff, as
+ * Linux does for CHECKSUM_PARTIAL (0 means "no checksum" for UDP over IPv4
+ * and is illegal over IPv6); csum.py's zero-checksum cases (issue 17)
+ */
+static void test_tx_csum_udp_zero(void)
+{
+    g_autofree uint8_t *frame = g_malloc0(DN_FRAME_MAX);
+    g_autofree uint8_t *out = g_malloc0(DN_FRAME_MAX);
+    int l3;
+    DnState s;
+
+    dn_start(&s, NULL);
+    dn_tx_setup(&s, 1);
+    for (l3 = 4; l3 <= 6; l3 += 2) {
+        size_t alen = l3 == 4 ? 4 : 16;
+        size_t start = l3 == 4 ? 14 + 20 : 14 + 40;
+        DlPktSpec spec;
+        size_t len;
+        uint32_t sum;
+        uint16_t rest;
+        uint64_t b;
+        DnTxc t;
+
+        dl_pkt_default(&spec, l3, DL_PROTO_UDP, 100);
+        len = dl_pkt_build(&spec, frame, NULL);
+        /* CHECKSUM_PARTIAL: the field holds the pseudo-header sum */
+        sum = dl_csum_add(0, spec.saddr, alen);
+        sum = dl_csum_add(sum, spec.daddr, alen);
+        sum += DL_PROTO_UDP + (len - start);
+        stw_be_p(frame + start + 6, dl_csum_fold(sum));
+        /* the last payload word makes the sum from start 0xffff */
+        stw_be_p(frame + len - 2, 0);
+        rest = dl_csum_fold(dl_csum_add(0, frame + start, len - start));
+        stw_be_p(frame + len - 2, 0xffff - rest);
+        g_assert_cmphex(dl_csum_fold(dl_csum_add(0, frame + start,
+                                                 len - start)), ==, 0xffff);
+
+        b = dn_galloc(&s, len);
+        qtest_memwrite(s.qts, b, frame, len);
+        dn_post_txd(&s, 1, b, len, l3, DMNIC_TXD_F_CSUM | DMNIC_TXD_F_EOP,
+                    start, 6);
+        dn_ring_doorbell(&s, 1, DN_TXD);
+        g_assert_cmpint(dn_wire_recv(&s, out, DN_FRAME_MAX), ==, len);
+        g_assert_cmphex(lduw_be_p(out + start + 6), ==, 0xffff);
+        g_assert_true(dl_pkt_l4_csum_ok(out, len));
+        g_assert_cmpmem(out, start + 6, frame, start + 6);
+        g_assert_cmpmem(out + start + 8, len - start - 8,
+                        frame + start + 8, len - start - 8);
+        dn_read_txc(&s, 1, s.q[1].txc_head++, &t);
+        g_assert_cmpuint(t.id, ==, l3);
+        g_assert_cmpuint(t.status, ==, DMNIC_TXC_S_OK);
+    }
+    g_assert_cmpuint(dn_qstat(&s, 1, DMNIC_Q_TX_CSUM), ==, 2);
+    dn_stop(&s);
+}
+
+/*
+ * A CSUM frame refused as too long is not counted in Q_TX_CSUM; TSO needs
+ * CSUM_OFFSET 16 (issue 17)
+ */
+static void test_tx_refused_offloads(void)
+{
+    g_autofree uint8_t *frame = g_malloc0(DN_FRAME_MAX);
+    DlPktSpec spec;
+    size_t len, hlen;
+    uint64_t b;
+    DnState s;
+
+    dn_start(&s, NULL);
+    dn_tx_setup(&s, 1);
+    b = dn_galloc(&s, 40000);
+    dn_post_txd(&s, 1, b, 40000, 1, DMNIC_TXD_F_CSUM, 34, 16);
+    dn_post_txd(&s, 1, b, 40000, 1, DMNIC_TXD_F_EOP, 0, 0);
+    dn_ring_doorbell(&s, 1, DN_TXD);
+    dn_expect_qerr(&s, 1, true, DMNIC_QERR_TX_TOO_LONG);
+    g_assert_cmpuint(dn_qstat(&s, 1, DMNIC_Q_TX_CSUM), ==, 0);
+
+    dl_pkt_default(&spec, 4, DL_PROTO_TCP, 3000);
+    len = dl_pkt_build(&spec, frame, &hlen);
+    qtest_memwrite(s.qts, b, frame, len);
+    dn_tx_setup(&s, 1);
+    dn_post_txd(&s, 1, b, len, 1, DMNIC_TXD_F_TSO | DMNIC_TXD_F_CSUM |
+                DMNIC_TXD_F_EOP, hlen - 20, 0);
+    qtest_writew(s.qts, s.q[1].ring[DN_TXD] + DMNIC_TXD_MSS, 1000);
+    dn_ring_doorbell(&s, 1, DN_TXD);
+    dn_expect_qerr(&s, 1, true, DMNIC_QERR_BAD_DESC);
+    g_assert_cmpuint(dn_qstat(&s, 1, DMNIC_Q_TX_TSO), ==, 0);
+    g_assert_cmpuint(dn_qstat(&s, 1, DMNIC_Q_TX_PACKETS), ==, 0);
+    dn_stop(&s);
+}
+
 static void test_tx_cpl_ring_full(void)
 {
     g_autofree uint8_t *out = g_malloc0(DN_FRAME_MAX);
@@ -1485,6 +1577,126 @@ static void check_tso(int l3)
                 hlen - 8, 6);
     dn_ring_doorbell(&s, 0, DN_TXD);
     dn_expect_qerr(&s, 0, true, DMNIC_QERR_BAD_DESC);
+    dn_stop(&s);
+}
+
+/*
+ * A TSO super-frame at the MSS floor is accepted, one below it is refused:
+ * with MSS 1 one doorbell could mean ~10^9 frames (issue 17).
+ */
+static void test_tso_mss_min(void)
+{
+    g_autofree uint8_t *frame = g_malloc0(DN_FRAME_MAX);
+    static const uint16_t mss[] = { 1, DMNIC_TSO_MSS_MIN - 1 };
+    DlPktSpec spec;
+    size_t len, hlen;
+    uint64_t buf;
+    unsigned i;
+    DnState s;
+
+    dn_start(&s, NULL);
+    dl_pkt_default(&spec, 4, DL_PROTO_TCP, 1000);
+    len = dl_pkt_build(&spec, frame, &hlen);
+    buf = dn_galloc(&s, len);
+    qtest_memwrite(s.qts, buf, frame, len);
+    for (i = 0; i < ARRAY_SIZE(mss); i++) {
+        dn_tx_setup(&s, 0);
+        dn_post_txd(&s, 0, buf, len, 1, DMNIC_TXD_F_TSO | DMNIC_TXD_F_CSUM |
+                    DMNIC_TXD_F_EOP, hlen - 20, 16);
+        qtest_writew(s.qts, s.q[0].ring[DN_TXD] + DMNIC_TXD_MSS, mss[i]);
+        dn_ring_doorbell(&s, 0, DN_TXD);
+        dn_expect_qerr(&s, 0, true, DMNIC_QERR_BAD_DESC);
+        g_assert_cmpuint(dn_qstat(&s, 0, DMNIC_Q_TX_TSO), ==, 0);
+    }
+    /* the floor itself works: ceil(1000 / 64) segments */
+    dn_tx_setup(&s, 0);
+    dn_post_txd(&s, 0, buf, len, 1, DMNIC_TXD_F_TSO | DMNIC_TXD_F_CSUM |
+                DMNIC_TXD_F_EOP, hlen - 20, 16);
+    qtest_writew(s.qts, s.q[0].ring[DN_TXD] + DMNIC_TXD_MSS,
+                 DMNIC_TSO_MSS_MIN);
+    dn_ring_doorbell(&s, 0, DN_TXD);
+    g_assert_cmpuint(dn_qrd(&s, 0, DMNIC_Q_TXC + DMNIC_RING_DEV), ==, 1);
+    g_assert_cmpuint(dn_qstat(&s, 0, DMNIC_Q_TX_TSO), ==, 1);
+    g_assert_cmpuint(dn_qstat(&s, 0, DMNIC_Q_TX_PACKETS), ==,
+                     DIV_ROUND_UP(1000, DMNIC_TSO_MSS_MIN));
+    dn_stop(&s);
+}
+
+/*
+ * A full TX ring of TSO super-frames at the MSS floor: the doorbell's
+ * register write only schedules the work (with the VM stopped nothing is
+ * processed until it runs again), and the device then works through the
+ * ring in several bounded bottom-half runs, not in one (issue 17).
+ */
+static void test_tx_bh_budget(void)
+{
+    g_autofree uint8_t *frame = g_malloc0(DN_FRAME_MAX);
+    g_autofree char *log = g_strdup_printf("%s/dmnic-bh-%d.log",
+                                           g_get_tmp_dir(), getpid());
+    g_autofree char *extra = g_strdup_printf(
+        " -D %s -trace devmem_nic_tx_bh", log);
+    const unsigned nring = 16, npkt = nring - 1, pay = 16384;
+    const unsigned nseg = pay / DMNIC_TSO_MSS_MIN;
+    uint8_t out[2048];
+    DnQueue *d;
+    DlPktSpec spec;
+    size_t len, hlen;
+    uint64_t buf;
+    unsigned i;
+    DnState s;
+
+    dn_start(&s, extra);
+    s.log = g_steal_pointer(&log);
+    d = &s.q[0];
+    dn_ring_setup(&s, 0, DN_TXD, nring);
+    dn_ring_setup(&s, 0, DN_TXC, nring);
+    d->txd_tail = d->txc_head = 0;
+    d->txc_gen = true;
+    dn_qwr(&s, 0, DMNIC_Q_TXD + DMNIC_RING_DRV, 0);
+    dn_qwr(&s, 0, DMNIC_Q_CTRL, DMNIC_Q_CTRL_TX_ENABLE);
+
+    dl_pkt_default(&spec, 4, DL_PROTO_TCP, pay);
+    len = dl_pkt_build(&spec, frame, &hlen);
+    buf = dn_galloc(&s, len);
+    qtest_memwrite(s.qts, buf, frame, len);
+    for (i = 0; i < npkt; i++) {
+        dn_post_txd(&s, 0, buf, len, i, DMNIC_TXD_F_TSO | DMNIC_TXD_F_CSUM |
+                    DMNIC_TXD_F_EOP, hlen - 20, 16);
+        qtest_writew(s.qts, d->ring[DN_TXD] + i * DMNIC_TXD_SIZE +
+                     DMNIC_TXD_MSS, DMNIC_TSO_MSS_MIN);
+    }
+
+    /* the register write returns with nothing processed */
+    qtest_qmp_assert_success(s.qts, "{'execute': 'stop'}");
+    dn_wr(&s, DMNIC_QREG(0, DMNIC_Q_TXD + DMNIC_RING_DRV), npkt);
+    g_assert_cmpuint(dn_qrd(&s, 0, DMNIC_Q_TXC + DMNIC_RING_DEV), ==, 0);
+    g_assert_cmpuint(dn_qrd(&s, 0, DMNIC_Q_TXD + DMNIC_RING_DEV), ==, 0);
+    g_assert_cmpuint(dn_qstat(&s, 0, DMNIC_Q_TX_PACKETS), ==, 0);
+
+    /* it is done once the VM runs */
+    qtest_qmp_assert_success(s.qts, "{'execute': 'cont'}");
+    dn_tx_sync(&s);
+    for (i = 0; i < npkt * nseg; i++) {
+        g_assert_cmpint(dn_wire_recv(&s, out, sizeof(out)), ==,
+                        hlen + DMNIC_TSO_MSS_MIN);
+    }
+    g_assert_cmpuint(dn_qrd(&s, 0, DMNIC_Q_TXD + DMNIC_RING_DEV), ==, npkt);
+    g_assert_cmpuint(dn_qrd(&s, 0, DMNIC_Q_TXC + DMNIC_RING_DEV), ==, npkt);
+    for (i = 0; i < npkt; i++) {
+        DnTxc t;
+
+        dn_read_txc(&s, 0, i, &t);
+        g_assert_cmpuint(t.id, ==, i);
+        g_assert_cmpuint(t.status, ==, DMNIC_TXC_S_OK);
+        g_assert_true(t.flags & DMNIC_TXC_F_GEN);
+    }
+    g_assert_cmpuint(dn_qstat(&s, 0, DMNIC_Q_TX_TSO), ==, npkt);
+    g_assert_cmpuint(dn_qstat(&s, 0, DMNIC_Q_TX_PACKETS), ==, npkt * nseg);
+    /* in more than one run: the first stopped at its budget */
+    g_assert_cmpuint(dl_count_log(s.log, "devmem_nic_tx_bh queue 0 more 1"),
+                     >=, 1);
+    g_assert_cmpuint(dl_count_log(s.log, "devmem_nic_tx_bh queue 0 more 0"),
+                     >=, 1);
     dn_stop(&s);
 }
 
@@ -2369,8 +2581,13 @@ int main(int argc, char **argv)
     qtest_add_func("/devmem-nic/rss/hash-fields", test_rss_hfields);
     qtest_add_func("/devmem-nic/tx/gather-csum", test_tx_gather_csum);
     qtest_add_func("/devmem-nic/tx/cpl-ring-full", test_tx_cpl_ring_full);
+    qtest_add_func("/devmem-nic/tx/csum-udp-zero", test_tx_csum_udp_zero);
+    qtest_add_func("/devmem-nic/tx/refused-offloads",
+                   test_tx_refused_offloads);
     qtest_add_func("/devmem-nic/tx/tso-ipv4", test_tso_ipv4);
     qtest_add_func("/devmem-nic/tx/tso-ipv6", test_tso_ipv6);
+    qtest_add_func("/devmem-nic/tx/tso-mss-min", test_tso_mss_min);
+    qtest_add_func("/devmem-nic/tx/bh-budget", test_tx_bh_budget);
     qtest_add_func("/devmem-nic/queue/restart", test_queue_restart);
     qtest_add_func("/devmem-nic/queue/irq", test_queue_irq);
     qtest_add_func("/devmem-nic/reset", test_reset);

@@ -13,6 +13,8 @@
 #include "hw/pci/pci_device.h"
 #include "hw/pci/msix.h"
 #include "migration/vmstate.h"
+#include "net/checksum.h"
+#include "system/runstate.h"
 #include "devmem-nic-core.h"
 #include "devmem-nic-regs.h"
 #include "trace.h"
@@ -21,6 +23,9 @@
 #define DMNIC_PROTO_TCP         6
 #define DMNIC_PROTO_UDP         17
 #define DMNIC_TX_BUF_SIZE       DMNIC_TSO_MAX_FRAME
+#define DMNIC_TCP_CSUM_OFF      16      /* checksum field in the TCP header */
+/* frames put on the wire per queue and TX bottom-half run (see tx_bh) */
+#define DMNIC_TX_BURST          256
 
 static const uint8_t dmnic_default_rss_key[DMNIC_RSS_KEY_SIZE] = {
     0x6d, 0x5a, 0x56, 0xda, 0x25, 0x5b, 0x0e, 0xc2,
@@ -900,14 +905,21 @@ static bool dmnic_tx_tso(DevmemNicCore *core, unsigned qi, size_t len,
     unsigned i;
 
     dmnic_parse(&p, buf, len);
-    if (p.l4 != DMNIC_PROTO_TCP || d0->csum_start != p.l4_off || !mss ||
+    if (p.l4 != DMNIC_PROTO_TCP || d0->csum_start != p.l4_off ||
+        d0->csum_offset != DMNIC_TCP_CSUM_OFF || mss < DMNIC_TSO_MSS_MIN ||
         p.hdr_len + mss > DMNIC_TSO_MAX_SEG || p.ip_end != len) {
         dmnic_queue_error(core, qi, true, DMNIC_QERR_BAD_DESC,
                           "TSO on a frame that is not plain TCP (l4 %u, "
-                          "csum_start %u/%zu, mss %zu, ip end %zu/%zu)",
-                          p.l4, d0->csum_start, p.l4_off, mss, p.ip_end,
-                          len);
+                          "csum_start %u/%zu, csum_offset %u, mss %zu, "
+                          "ip end %zu/%zu)", p.l4, d0->csum_start, p.l4_off,
+                          d0->csum_offset, mss, p.ip_end, len);
         return false;
+    }
+    if (!send) {
+        /* link down: nothing goes on the wire, nothing to segment */
+        *nseg = 1;
+        *wire = len;
+        return true;
     }
     h = p.hdr_len;
     pay = len - h;
@@ -980,7 +992,13 @@ static void dmnic_check_txd_rsvd(DevmemNicCore *core, unsigned qi,
                   "(logged once per TX enable)\n", qi, idx, rsvd);
 }
 
-static void dmnic_tx_process(DevmemNicCore *core, unsigned qi)
+/*
+ * Sends and completes packets of queue @qi until the ring has no complete
+ * packet, the completion ring is full, an error stops the queue, or
+ * @budget frames went on the wire.  Returns true in the last case: the
+ * caller runs it again later.
+ */
+static bool dmnic_tx_process(DevmemNicCore *core, unsigned qi, int budget)
 {
     DmnicQueue *q = &core->q[qi];
     DmnicRing *txd = &q->ring[DMNIC_RING_TXD];
@@ -1007,14 +1025,14 @@ static void dmnic_tx_process(DevmemNicCore *core, unsigned qi)
                 dmnic_queue_error(core, qi, true, DMNIC_QERR_TX_TOO_LONG,
                                   "packet at %u has more than %u descriptors",
                                   txd->dev, DMNIC_TX_MAX_DESC_PER_PKT);
-                return;
+                return false;
             }
             if (devmem_nic_fault_dma(core, qi, false) ||
                 pci_dma_read(core->owner, a, raw, sizeof(raw)) != MEMTX_OK) {
                 dmnic_queue_error(core, qi, true, DMNIC_QERR_DMA,
                                   "descriptor read at 0x%" PRIx64 " failed",
                                   (uint64_t)a);
-                return;
+                return false;
             }
             d[n].addr = ldq_le_p(raw + DMNIC_TXD_ADDR);
             d[n].len = ldl_le_p(raw + DMNIC_TXD_LEN);
@@ -1028,19 +1046,19 @@ static void dmnic_tx_process(DevmemNicCore *core, unsigned qi)
                 dmnic_queue_error(core, qi, true, DMNIC_QERR_BAD_DESC,
                                   "descriptor %u length %u flags 0x%x", idx,
                                   d[n].len, d[n].flags);
-                return;
+                return false;
             }
             total += d[n].len;
             eop = d[n].flags & DMNIC_TXD_F_EOP;
             n++;
         }
         if (!eop) {
-            return;     /* wait for the rest of the packet */
+            return false;     /* wait for the rest of the packet */
         }
         if (total > DMNIC_TSO_MAX_FRAME) {
             dmnic_queue_error(core, qi, true, DMNIC_QERR_TX_TOO_LONG,
                               "packet at %u is %zu bytes", txd->dev, total);
-            return;
+            return false;
         }
         len = 0;
         for (i = 0; i < n; i++) {
@@ -1050,7 +1068,7 @@ static void dmnic_tx_process(DevmemNicCore *core, unsigned qi)
                 dmnic_queue_error(core, qi, true, DMNIC_QERR_DMA,
                                   "data read of %u bytes at 0x%" PRIx64
                                   " failed", d[i].len, d[i].addr);
-                return;
+                return false;
             }
             len += d[i].len;
         }
@@ -1060,10 +1078,15 @@ static void dmnic_tx_process(DevmemNicCore *core, unsigned qi)
         }
         if (d[0].flags & DMNIC_TXD_F_TSO) {
             if (!dmnic_tx_tso(core, qi, len, &d[0], link, &nseg, &wire)) {
-                return;
+                return false;
             }
             q->stats[DMNIC_QS_TX_TSO]++;
         } else {
+            if (len > DMNIC_TX_MAX_FRAME) {
+                dmnic_queue_error(core, qi, true, DMNIC_QERR_TX_TOO_LONG,
+                                  "packet at %u is %zu bytes", txd->dev, len);
+                return false;
+            }
             if (d[0].flags & DMNIC_TXD_F_CSUM) {
                 size_t start = d[0].csum_start;
                 size_t field = start + d[0].csum_offset;
@@ -1072,18 +1095,14 @@ static void dmnic_tx_process(DevmemNicCore *core, unsigned qi)
                     dmnic_queue_error(core, qi, true, DMNIC_QERR_TX_TOO_LONG,
                                       "checksum field at %zu outside %zu "
                                       "bytes", field, len);
-                    return;
+                    return false;
                 }
-                stw_be_p(core->tx_buf + field, 0xffff &
-                         ~dmnic_csum_fold(dmnic_csum_add(0,
-                                                         core->tx_buf + start,
-                                                         len - start)));
+                /* as Linux: a result of 0 is sent as 0xffff */
+                stw_be_p(core->tx_buf + field, net_checksum_finish_nozero(
+                         dmnic_csum_fold(dmnic_csum_add(0,
+                                                        core->tx_buf + start,
+                                                        len - start))));
                 q->stats[DMNIC_QS_TX_CSUM]++;
-            }
-            if (len > DMNIC_TX_MAX_FRAME) {
-                dmnic_queue_error(core, qi, true, DMNIC_QERR_TX_TOO_LONG,
-                                  "packet at %u is %zu bytes", txd->dev, len);
-                return;
             }
             if (link) {
                 dmnic_tx_send(core, core->tx_buf, len);
@@ -1100,7 +1119,7 @@ static void dmnic_tx_process(DevmemNicCore *core, unsigned qi)
         stl_le_p(c + DMNIC_TXC_STATUS, status);
         if (!dmnic_write_cpl(core, qi, true, txc, c, DMNIC_TXC_SIZE,
                              q->tx_gen)) {
-            return;
+            return false;
         }
         txd->dev = (txd->dev + n) & (txd->size - 1);
         if (status == DMNIC_TXC_S_OK) {
@@ -1108,6 +1127,64 @@ static void dmnic_tx_process(DevmemNicCore *core, unsigned qi)
             q->stats[DMNIC_QS_TX_BYTES] += wire;
         }
         dmnic_queue_event(core, qi, DMNIC_Q_INT_TX);
+        budget -= MAX(nseg, 1);
+        if (budget <= 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/*
+ * TX runs in a bottom half, never in the doorbell's MMIO write: a guest
+ * cannot hold the BQL with one register write (a full ring of TSO
+ * super-frames is millions of frames).  Each run sends at most
+ * DMNIC_TX_BURST frames per queue and re-arms itself while a queue has
+ * more; like virtio-net's tx_bh it does nothing while the VM is stopped.
+ */
+static void dmnic_tx_schedule(DevmemNicCore *core, unsigned qi)
+{
+    core->tx_pending |= 1ull << qi;
+    qemu_bh_schedule(core->tx_bh);
+}
+
+static void dmnic_tx_bh(void *opaque)
+{
+    DevmemNicCore *core = opaque;
+    uint64_t todo = core->tx_pending;
+
+    if (!runstate_is_running()) {
+        return;     /* dmnic_vm_state_change() schedules us again */
+    }
+    core->tx_pending = 0;
+    while (todo) {
+        unsigned qi = ctz64(todo);
+        bool more;
+
+        todo &= todo - 1;
+        if (qi >= core->num_queues) {
+            continue;
+        }
+        more = dmnic_tx_process(core, qi, DMNIC_TX_BURST);
+        trace_devmem_nic_tx_bh(qi, more);
+        if (more) {
+            core->tx_pending |= 1ull << qi;
+        } else {
+            devmem_nic_fault_tx_idle(core, qi);
+        }
+    }
+    if (core->tx_pending) {
+        qemu_bh_schedule(core->tx_bh);
+    }
+}
+
+static void dmnic_vm_state_change(void *opaque, bool running,
+                                  RunState state)
+{
+    DevmemNicCore *core = opaque;
+
+    if (running && core->tx_pending) {
+        qemu_bh_schedule(core->tx_bh);
     }
 }
 
@@ -1115,7 +1192,7 @@ static void dmnic_tx_process(DevmemNicCore *core, unsigned qi)
 void devmem_nic_core_tx_kick(DevmemNicCore *core, unsigned qi)
 {
     if (qi < core->num_queues) {
-        dmnic_tx_process(core, qi);
+        dmnic_tx_schedule(core, qi);
     }
 }
 
@@ -1181,6 +1258,7 @@ void devmem_nic_core_reset(DevmemNicCore *core)
     memset(core->fs_rules, 0, sizeof(core->fs_rules));
     memset(core->gstats, 0, sizeof(core->gstats));
     core->badq_logged = false;
+    core->tx_pending = 0;
     for (i = 0; i < DMNIC_MAX_QUEUES; i++) {
         dmnic_queue_reset(&core->q[i]);
     }
@@ -1431,7 +1509,7 @@ static void dmnic_write_ctrl(DevmemNicCore *core, unsigned qi, uint32_t val)
             q->ring[DMNIC_RING_TXC].dev = 0;
             q->ring[DMNIC_RING_TXC].drv = 0;
             q->tx_gen = true;
-            dmnic_tx_process(core, qi);
+            dmnic_tx_schedule(core, qi);
         }
     }
     trace_devmem_nic_queue_ctrl(qi, old, q->ctrl);
@@ -1513,7 +1591,7 @@ static bool dmnic_write_ring(DevmemNicCore *core, unsigned qi, hwaddr off,
         }
         r->drv = val;
         if (tx && enabled) {
-            dmnic_tx_process(core, qi);
+            dmnic_tx_schedule(core, qi);
         }
         return true;
     }
@@ -1713,12 +1791,26 @@ void devmem_nic_core_write(DevmemNicCore *core, hwaddr addr, uint64_t val64,
 
 void devmem_nic_core_realize(DevmemNicCore *core)
 {
+    DeviceState *dev = DEVICE(core->owner);
+
     core->tx_buf = g_malloc0(DMNIC_TX_BUF_SIZE);
     core->tx_seg = g_malloc0(DMNIC_TSO_MAX_SEG + 1);
+    core->tx_bh = qemu_bh_new_guarded(dmnic_tx_bh, core,
+                                      &dev->mem_reentrancy_guard);
+    core->vmse = qemu_add_vm_change_state_handler(dmnic_vm_state_change,
+                                                  core);
 }
 
 void devmem_nic_core_unrealize(DevmemNicCore *core)
 {
+    if (core->vmse) {
+        qemu_del_vm_change_state_handler(core->vmse);
+        core->vmse = NULL;
+    }
+    if (core->tx_bh) {
+        qemu_bh_delete(core->tx_bh);
+        core->tx_bh = NULL;
+    }
     g_free(core->tx_buf);
     core->tx_buf = NULL;
     g_free(core->tx_seg);
@@ -1860,6 +1952,13 @@ static int dmnic_core_post_load(void *opaque, int version_id)
                             r->drv >= r->size || r->dev >= r->size)) {
                 return -EINVAL;
             }
+        }
+    }
+    /* TX posted on the source but not yet processed: run it here */
+    core->tx_pending = 0;
+    for (qi = 0; qi < core->num_queues; qi++) {
+        if (dmnic_tx_running(&core->q[qi])) {
+            dmnic_tx_schedule(core, qi);
         }
     }
     return 0;

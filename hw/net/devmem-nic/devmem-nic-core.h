@@ -110,6 +110,11 @@ typedef struct DevmemNicCore {
     /* a frame steered to a missing queue was logged; steering unchanged */
     bool badq_logged;
 
+    /* TX runs in this bottom half; bit q: queue q has TX work to look at */
+    QEMUBH *tx_bh;
+    uint64_t tx_pending;
+    VMChangeStateEntry *vmse;
+
     /* scratch buffers for TX gather and TSO segments, not migrated */
     uint8_t *tx_buf;
     uint8_t *tx_seg;

@@ -63,11 +63,38 @@ static void dmnic_fault_delay_arm(DevmemNicCore *core)
     }
 }
 
+/* the first held frame whose deadline has come, or NULL */
+static DmnicFaultHeld *dmnic_fault_next_due(DmnicFault *f, int64_t now)
+{
+    GList *l;
+
+    /* frames in arrival order; per queue the deadlines never go back */
+    for (l = f->held.head; l; l = l->next) {
+        DmnicFaultHeld *h = l->data;
+
+        if (h->due <= now) {
+            return h;
+        }
+    }
+    return NULL;
+}
+
+/*
+ * Releases the work whose delay is over.  Runs from the delay timer or the
+ * QOM setter, outside any MMIO access to the device, so it engages the
+ * device's re-entrancy guard itself (as a guarded bottom half would): a
+ * released frame whose DMA targets the device's own BAR fails with
+ * QERR_DMA instead of re-entering the device.  Due frames are unlinked one
+ * at a time and the list is looked at again after each release, so
+ * whatever a release does to the list (a reset empties it) is safe.
+ */
 static void dmnic_fault_delay_run(DevmemNicCore *core)
 {
+    MemReentrancyGuard *guard = &DEVICE(core->owner)->mem_reentrancy_guard;
+    bool engaged = guard->engaged_in_io;
     DmnicFault *f = &core->fault;
     int64_t now = dmnic_fault_now();
-    GList *l, *next;
+    DmnicFaultHeld *h;
     unsigned qi;
 
     for (qi = 0; qi < core->num_queues; qi++) {
@@ -75,24 +102,20 @@ static void dmnic_fault_delay_run(DevmemNicCore *core)
 
         if (fq->tx_due && fq->tx_due <= now) {
             fq->tx_due = 0;
+            /* until the TX bottom half runs out of work */
             fq->tx_release = true;
             trace_devmem_nic_fault_release(qi, 1, 0);
             devmem_nic_core_tx_kick(core, qi);
-            fq->tx_release = false;
         }
     }
-    /* frames in arrival order; per queue the deadlines never go back */
-    for (l = f->held.head; l; l = next) {
-        DmnicFaultHeld *h = l->data;
-
-        next = l->next;
-        if (h->due <= now) {
-            g_queue_delete_link(&f->held, l);
-            trace_devmem_nic_fault_release(h->qi, 0, h->size);
-            devmem_nic_core_rx_release(core, h->qi, h->data, h->size, h->pkt);
-            dmnic_fault_held_free(h);
-        }
+    guard->engaged_in_io = true;
+    while ((h = dmnic_fault_next_due(f, now))) {
+        g_queue_remove(&f->held, h);
+        trace_devmem_nic_fault_release(h->qi, 0, h->size);
+        devmem_nic_core_rx_release(core, h->qi, h->data, h->size, h->pkt);
+        dmnic_fault_held_free(h);
     }
+    guard->engaged_in_io = engaged;
     dmnic_fault_delay_arm(core);
 }
 
@@ -297,6 +320,11 @@ bool devmem_nic_fault_tx_hold(DevmemNicCore *core, unsigned qi)
         dmnic_fault_delay_arm(core);
     }
     return true;
+}
+
+void devmem_nic_fault_tx_idle(DevmemNicCore *core, unsigned qi)
+{
+    core->fault.q[qi].tx_release = false;
 }
 
 bool devmem_nic_fault_link_down(DevmemNicCore *core)

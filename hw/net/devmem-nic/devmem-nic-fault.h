@@ -84,12 +84,14 @@ bool devmem_nic_fault_rx(struct DevmemNicCore *core, unsigned qi,
                          const void *pkt, size_t pkt_size);
 /* Whether TX of queue pair @qi must not run now (stalled or delayed) */
 bool devmem_nic_fault_tx_hold(struct DevmemNicCore *core, unsigned qi);
+/* TX of queue pair @qi ran out of work: a delay applies to the next one */
+void devmem_nic_fault_tx_idle(struct DevmemNicCore *core, unsigned qi);
 /* Whether the injector holds the link down */
 bool devmem_nic_fault_link_down(struct DevmemNicCore *core);
 
 /* Provided by devmem-nic-core.c for the injector */
 
-/* Runs TX of queue pair @qi (after a delay or a stall ends) */
+/* Schedules TX of queue pair @qi (after a delay or a stall ends) */
 void devmem_nic_core_tx_kick(struct DevmemNicCore *core, unsigned qi);
 /* Places a frame devmem_nic_fault_rx() held back, with its parse state */
 void devmem_nic_core_rx_release(struct DevmemNicCore *core, unsigned qi,

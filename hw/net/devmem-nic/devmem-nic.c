@@ -184,6 +184,12 @@ static const Property devmem_nic_properties[] = {
     DEFINE_PROP_UINT32("queues", DevmemNicState, queues, 8),
 };
 
+/* Host side, for tests: TX work is scheduled and not yet looked at */
+static bool devmem_nic_get_tx_pending(Object *obj, Error **errp)
+{
+    return DEVMEM_NIC(obj)->core.tx_pending != 0;
+}
+
 static void devmem_nic_class_init(ObjectClass *klass, const void *data)
 {
     DeviceClass *dc = DEVICE_CLASS(klass);
@@ -200,6 +206,8 @@ static void devmem_nic_class_init(ObjectClass *klass, const void *data)
     dc->desc = "devmem-lab NIC for device memory TCP";
     dc->vmsd = &devmem_nic_vmstate;
     device_class_set_props(dc, devmem_nic_properties);
+    object_class_property_add_bool(klass, "x-tx-pending",
+                                   devmem_nic_get_tx_pending, NULL);
     set_bit(DEVICE_CATEGORY_NETWORK, dc->categories);
 }
 
