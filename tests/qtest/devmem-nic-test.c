@@ -11,6 +11,8 @@
 #include "qemu/bswap.h"
 #include "qemu/units.h"
 #include <sys/socket.h>
+#include <sys/ioctl.h>
+#include <linux/sockios.h>
 #include "libqtest.h"
 #include "libqos/libqos-pc.h"
 #include "libqos/pci.h"
@@ -832,6 +834,57 @@ static void set_key(DnState *s, const uint8_t *key)
     for (i = 0; i < 10; i++) {
         dn_wr(s, DMNIC_REG_RSS_KEY + 4 * i, ldl_le_p(key + 4 * i));
     }
+}
+
+/*
+ * 0x618 and 0x61c (between FS_PORTS_MASK and FS_SRC_IP) are undefined:
+ * read 0, writes ignored, both logged; FS_CMD_CLEAR_ALL does not use
+ * FS_INDEX; an unknown command is reported as such (issue 17)
+ */
+static void test_flow_regs(void)
+{
+    static const uint32_t hole[] = { 0x618, 0x61c };
+    g_autofree char *line = NULL;
+    unsigned i;
+    DnState s;
+
+    dn_start_logged(&s);
+    for (i = 0; i < ARRAY_SIZE(hole); i++) {
+        dn_wr(&s, hole[i], 0xdeadbeef);
+        line = g_strdup_printf("write to unknown or read-only register 0x%x",
+                               hole[i]);
+        dn_expect_log(&s, line);
+        g_free(line);
+        g_assert_cmphex(dn_rd(&s, hole[i]), ==, 0);
+        line = g_strdup_printf("read of unknown register 0x%x", hole[i]);
+        dn_expect_log(&s, line);
+        g_free(line);
+    }
+    line = NULL;
+    /* a rule written and read back: the holes do not travel with it */
+    dn_wr(&s, DMNIC_REG_FS_INDEX, 5);
+    dn_wr(&s, DMNIC_REG_FS_CTRL, DMNIC_FS_CTRL_VALID);
+    dn_wr(&s, DMNIC_REG_FS_ACTION, 1);
+    dn_wr(&s, DMNIC_REG_FS_CMD, DMNIC_FS_CMD_WRITE);
+    dn_wr(&s, DMNIC_REG_FS_CTRL, 0);
+    dn_wr(&s, DMNIC_REG_FS_CMD, DMNIC_FS_CMD_READ);
+    g_assert_cmphex(dn_rd(&s, DMNIC_REG_FS_CTRL), ==, DMNIC_FS_CTRL_VALID);
+    g_assert_cmphex(dn_rd(&s, DMNIC_REG_FS_ACTION), ==, 1);
+
+    /* CLEAR_ALL with an INDEX out of range still clears */
+    dn_wr(&s, DMNIC_REG_FS_INDEX, 300);
+    dn_wr(&s, DMNIC_REG_FS_CMD, DMNIC_FS_CMD_CLEAR_ALL);
+    dn_wr(&s, DMNIC_REG_FS_INDEX, 5);
+    dn_wr(&s, DMNIC_REG_FS_CMD, DMNIC_FS_CMD_READ);
+    g_assert_cmphex(dn_rd(&s, DMNIC_REG_FS_CTRL), ==, 0);
+    /* READ/WRITE with it are logged no-ops; other commands are unknown */
+    dn_wr(&s, DMNIC_REG_FS_INDEX, 300);
+    dn_wr(&s, DMNIC_REG_FS_CMD, 7);
+    dn_expect_log(&s, "unknown flow command 7");
+    dn_wr(&s, DMNIC_REG_FS_CMD, DMNIC_FS_CMD_WRITE);
+    dn_expect_log(&s, "flow rule index 300 out of range");
+    g_assert_cmpuint(dl_count_log(s.log, "out of range"), ==, 1);
+    dn_stop(&s);
 }
 
 static void test_rss(void)
@@ -1962,6 +2015,108 @@ static void test_link(void)
     dn_stop(&s);
 }
 
+/*
+ * With the backend link down (set_link off) QEMU's net layer drops frames
+ * before the device sees them: no device counter moves (issue 17: the
+ * spec said G_RX_FRAMES and G_RX_DROP_LINK count them)
+ */
+static void test_link_down_rx(void)
+{
+    g_autofree uint8_t *frame = g_malloc0(DN_FRAME_MAX);
+    gint64 end = g_get_monotonic_time() + 10 * G_USEC_PER_SEC;
+    DlPktSpec spec;
+    uint64_t frames;
+    size_t len;
+    int outq;
+    DnState s;
+
+    dn_start(&s, NULL);
+    dn_steer_all_to(&s, 0);
+    rx_setup(&s, 0, false, true);
+    dl_pkt_default(&spec, 4, DL_PROTO_TCP, 100);
+    len = dl_pkt_build(&spec, frame, NULL);
+    frames = dn_rd64(&s, DMNIC_REG_G_RX_FRAMES);
+    set_link(&s, false);
+    dl_sock_send(s.sv[0], frame, len);
+    /* QEMU has read it from the cable */
+    do {
+        g_assert_cmpint(g_get_monotonic_time(), <, end);
+        g_usleep(1000);
+        g_assert_cmpint(ioctl(s.sv[0], SIOCOUTQ, &outq), ==, 0);
+    } while (outq > 0);
+    g_assert_cmpuint(dn_rd64(&s, DMNIC_REG_G_RX_FRAMES), ==, frames);
+    g_assert_cmpuint(dn_rd64(&s, DMNIC_REG_G_RX_DROP_LINK), ==, 0);
+    g_assert_cmpuint(dn_qstat(&s, 0, DMNIC_Q_RX_PACKETS), ==, 0);
+    set_link(&s, true);
+    dn_inject(&s, frame, len);
+    g_assert_cmpuint(dn_rd64(&s, DMNIC_REG_G_RX_FRAMES), ==, frames + 1);
+    g_assert_cmpuint(dn_rd64(&s, DMNIC_REG_G_RX_DROP_LINK), ==, 0);
+    g_assert_cmpuint(dn_qstat(&s, 0, DMNIC_Q_RX_PACKETS), ==, 1);
+    dn_stop(&s);
+}
+
+/* MSI-X entry @vec unmasked, its message written to guest memory @msg */
+static void msix_to_mem(DnState *s, unsigned vec, uint64_t msg,
+                        uint32_t data)
+{
+    uint64_t e = s->dev->msix_table_off + vec * PCI_MSIX_ENTRY_SIZE;
+    QPCIBar bar = s->dev->msix_table_bar;
+
+    qpci_io_writel(s->dev, bar, e + PCI_MSIX_ENTRY_LOWER_ADDR, msg);
+    qpci_io_writel(s->dev, bar, e + PCI_MSIX_ENTRY_UPPER_ADDR, msg >> 32);
+    qpci_io_writel(s->dev, bar, e + PCI_MSIX_ENTRY_DATA, data);
+    qpci_io_writel(s->dev, bar, e + PCI_MSIX_ENTRY_VECTOR_CTRL, 0);
+}
+
+/*
+ * Rewriting INT_MASK without clearing a mask bit over a pending cause
+ * sends no message (issue 17: every write re-sent it)
+ */
+static void test_int_mask_rewrite(void)
+{
+    g_autofree uint8_t *frame = g_malloc0(DN_FRAME_MAX);
+    DlPktSpec spec;
+    uint64_t msg;
+    size_t len;
+    DnState s;
+
+    dn_start(&s, NULL);
+    qpci_msix_enable(s.dev);
+    msg = dn_galloc(&s, 64);
+    msix_to_mem(&s, 3, msg, 0x1234);
+    msix_to_mem(&s, DN_NQ, msg + 4, 0x5678);
+    dn_steer_all_to(&s, 3);
+    rx_setup(&s, 3, true, true);
+
+    /* queue vector */
+    dn_qwr(&s, 3, DMNIC_Q_INT_MASK, DMNIC_Q_INT_RX | DMNIC_Q_INT_TX);
+    dl_pkt_default(&spec, 4, DL_PROTO_TCP, 100);
+    len = dl_pkt_build(&spec, frame, NULL);
+    dn_inject(&s, frame, len);
+    g_assert_cmphex(qtest_readl(s.qts, msg), ==, 0);
+    dn_qwr(&s, 3, DMNIC_Q_INT_MASK, DMNIC_Q_INT_TX);  /* RX unmasked: sent */
+    g_assert_cmphex(qtest_readl(s.qts, msg), ==, 0x1234);
+    qtest_writel(s.qts, msg, 0);
+    dn_qwr(&s, 3, DMNIC_Q_INT_MASK, DMNIC_Q_INT_TX);  /* same value */
+    dn_qwr(&s, 3, DMNIC_Q_INT_MASK, 0);     /* TX unmasked, no TX cause */
+    dn_qwr(&s, 3, DMNIC_Q_INT_MASK, 0);
+    g_assert_cmphex(qtest_readl(s.qts, msg), ==, 0);
+    g_assert_cmphex(dn_qrd(&s, 3, DMNIC_Q_INT_CAUSE), ==, DMNIC_Q_INT_RX);
+
+    /* admin vector */
+    dn_wr(&s, DMNIC_REG_INT_MASK, DMNIC_INT_LINK);
+    set_link(&s, false);
+    g_assert_cmphex(qtest_readl(s.qts, msg + 4), ==, 0);
+    dn_wr(&s, DMNIC_REG_INT_MASK, 0);
+    g_assert_cmphex(qtest_readl(s.qts, msg + 4), ==, 0x5678);
+    qtest_writel(s.qts, msg + 4, 0);
+    dn_wr(&s, DMNIC_REG_INT_MASK, 0);
+    dn_wr(&s, DMNIC_REG_INT_MASK, DMNIC_INT_QERR);
+    g_assert_cmphex(qtest_readl(s.qts, msg + 4), ==, 0);
+    g_assert_cmphex(dn_rd(&s, DMNIC_REG_INT_CAUSE), ==, DMNIC_INT_LINK);
+    dn_stop(&s);
+}
+
 static void test_queue_irq(void)
 {
     g_autofree uint8_t *frame = g_malloc0(DN_FRAME_MAX);
@@ -2576,6 +2731,7 @@ int main(int argc, char **argv)
     qtest_add_func("/devmem-nic/flow/rule-255", test_flow_rule_255);
     qtest_add_func("/devmem-nic/flow/ipv6-src-udp", test_flow_ipv6_src_udp);
     qtest_add_func("/devmem-nic/misc-regs", test_misc_regs);
+    qtest_add_func("/devmem-nic/flow/regs", test_flow_regs);
     qtest_add_func("/devmem-nic/rss/toeplitz", test_rss);
     qtest_add_func("/devmem-nic/rss/contexts", test_rss_contexts);
     qtest_add_func("/devmem-nic/rss/hash-fields", test_rss_hfields);
@@ -2592,6 +2748,8 @@ int main(int argc, char **argv)
     qtest_add_func("/devmem-nic/queue/irq", test_queue_irq);
     qtest_add_func("/devmem-nic/reset", test_reset);
     qtest_add_func("/devmem-nic/link", test_link);
+    qtest_add_func("/devmem-nic/link-down-rx", test_link_down_rx);
+    qtest_add_func("/devmem-nic/int-mask-rewrite", test_int_mask_rewrite);
     for (i = 0; i < MIS_NUM; i++) {
         g_autofree char *name = g_strdup_printf("/devmem-nic/mistake/%s",
                                                 mistake_names[i]);

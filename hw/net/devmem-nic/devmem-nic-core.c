@@ -1371,6 +1371,23 @@ static uint32_t dmnic_err_qmap(DevmemNicCore *core, unsigned first)
     return v;
 }
 
+/*
+ * The flow rule data word at @addr, or -1 if @addr is not a rule data
+ * register (0x618 and 0x61c, between FS_PORTS_MASK and FS_SRC_IP, are
+ * undefined)
+ */
+static int dmnic_fs_word(hwaddr addr)
+{
+    int w;
+
+    if (addr < DMNIC_REG_FS_CTRL ||
+        addr >= DMNIC_REG_FS_CTRL + DMNIC_FS_WORDS * 4) {
+        return -1;
+    }
+    w = (addr - DMNIC_REG_FS_CTRL) / 4;
+    return w > DMNIC_FSW_PORTS_MASK && w < DMNIC_FSW_SRC ? -1 : w;
+}
+
 uint64_t devmem_nic_core_read(DevmemNicCore *core, hwaddr addr, unsigned size)
 {
     uint32_t val = 0;
@@ -1400,9 +1417,8 @@ uint64_t devmem_nic_core_read(DevmemNicCore *core, hwaddr addr, unsigned size)
     } else if (addr >= DMNIC_REG_RSS_HFIELDS(1) &&
                addr < DMNIC_REG_RSS_HFIELDS(DMNIC_RSS_NUM_TYPES + 1)) {
         val = core->rss_hfields[(addr - DMNIC_REG_RSS_HFIELDS(1)) / 4];
-    } else if (addr >= DMNIC_REG_FS_CTRL &&
-               addr < DMNIC_REG_FS_CTRL + DMNIC_FS_WORDS * 4) {
-        val = core->fs_data[(addr - DMNIC_REG_FS_CTRL) / 4];
+    } else if (dmnic_fs_word(addr) >= 0) {
+        val = core->fs_data[dmnic_fs_word(addr)];
     } else {
         switch (addr) {
         case DMNIC_REG_ID:
@@ -1621,12 +1637,16 @@ static bool dmnic_queue_write(DevmemNicCore *core, unsigned qi, hwaddr off,
     case DMNIC_Q_INT_CAUSE:
         q->int_cause &= ~val;
         return true;
-    case DMNIC_Q_INT_MASK:
+    case DMNIC_Q_INT_MASK: {
+        uint32_t old = q->int_mask;
+
         q->int_mask = val & (DMNIC_Q_INT_RX | DMNIC_Q_INT_TX);
-        if (q->int_cause & ~q->int_mask) {
+        /* only a mask bit cleared over a pending cause sends */
+        if (q->int_cause & old & ~q->int_mask) {
             dmnic_notify(core, qi);
         }
         return true;
+    }
     }
     return false;
 }
@@ -1671,7 +1691,13 @@ static void dmnic_fs_cmd(DevmemNicCore *core, uint32_t cmd)
     uint32_t *rule;
 
     if (cmd == DMNIC_FS_CMD_CLEAR_ALL) {
+        /* does not use FS_INDEX */
         memset(core->fs_rules, 0, sizeof(core->fs_rules));
+        return;
+    }
+    if (cmd != DMNIC_FS_CMD_WRITE && cmd != DMNIC_FS_CMD_READ) {
+        qemu_log_mask(LOG_GUEST_ERROR, "devmem-nic: unknown flow command "
+                      "%u\n", cmd);
         return;
     }
     if (core->fs_index >= DMNIC_NUM_FS_RULES) {
@@ -1696,12 +1722,8 @@ static void dmnic_fs_cmd(DevmemNicCore *core, uint32_t cmd)
         trace_devmem_nic_fs_write(core->fs_index, rule[DMNIC_FSW_CTRL],
                                   rule[DMNIC_FSW_ACTION]);
         break;
-    case DMNIC_FS_CMD_READ:
-        memcpy(core->fs_data, rule, sizeof(core->fs_data));
-        break;
     default:
-        qemu_log_mask(LOG_GUEST_ERROR, "devmem-nic: unknown flow command "
-                      "%u\n", cmd);
+        memcpy(core->fs_data, rule, sizeof(core->fs_data));
         break;
     }
 }
@@ -1738,9 +1760,8 @@ void devmem_nic_core_write(DevmemNicCore *core, hwaddr addr, uint64_t val64,
                addr < DMNIC_REG_RSS_HFIELDS(DMNIC_RSS_NUM_TYPES + 1)) {
         dmnic_rss_set_hfields(core, (addr - DMNIC_REG_RSS_HFIELDS(1)) / 4 + 1,
                               val);
-    } else if (addr >= DMNIC_REG_FS_CTRL &&
-               addr < DMNIC_REG_FS_CTRL + DMNIC_FS_WORDS * 4) {
-        core->fs_data[(addr - DMNIC_REG_FS_CTRL) / 4] = val;
+    } else if (dmnic_fs_word(addr) >= 0) {
+        core->fs_data[dmnic_fs_word(addr)] = val;
     } else {
         switch (addr) {
         case DMNIC_REG_CTRL:
@@ -1751,12 +1772,15 @@ void devmem_nic_core_write(DevmemNicCore *core, hwaddr addr, uint64_t val64,
         case DMNIC_REG_INT_CAUSE:
             core->int_cause &= ~val;
             break;
-        case DMNIC_REG_INT_MASK:
+        case DMNIC_REG_INT_MASK: {
+            uint32_t old = core->int_mask;
+
             core->int_mask = val & (DMNIC_INT_LINK | DMNIC_INT_QERR);
-            if (core->int_cause & ~core->int_mask) {
+            if (core->int_cause & old & ~core->int_mask) {
                 dmnic_notify(core, core->num_queues);
             }
             break;
+        }
         case DMNIC_REG_RSS_CTRL:
             core->rss_ctrl = val & (DMNIC_RSS_CTRL_ENABLE |
                                     DMNIC_RSS_CTRL_SYM_XOR);
