@@ -1094,6 +1094,67 @@ static void test_migration_corrupt(void)
     dn_stop(&s);
 }
 
+/*
+ * A stream from a NIC with another number of queue pairs is refused, even
+ * with no queue running (issue 17: it loaded, with queue state for queue
+ * pairs the destination does not have)
+ */
+static void test_migration_queues(void)
+{
+    g_autofree char *path = g_strdup_printf("%s/dmnic-fault-nq-%d",
+                                            g_get_tmp_dir(), getpid());
+    g_autofree char *uri = g_strdup_printf("file:%s", path);
+    const char *desc = NULL;
+    gint64 end;
+    QDict *rsp;
+    DnState s;
+    QOSState *d;
+    int sv[2];
+
+    dn_start(&s, NULL);
+    rsp = qtest_qmp(s.qts, "{'execute': 'migrate', 'arguments': {"
+                    "'uri': %s}}", uri);
+    g_assert_true(qdict_haskey(rsp, "return"));
+    qobject_unref(rsp);
+    dl_wait_migration(s.qts);
+
+    g_assert_cmpint(socketpair(PF_UNIX, SOCK_STREAM, 0, sv), !=, -1);
+    d = qtest_pc_boot("-nodefaults -netdev socket,id=n0,fd=%d "
+                      "-device devmem-nic,id=nic,addr=0x%x,netdev=n0,"
+                      "mac=52:54:00:12:34:56,queues=%d -incoming defer",
+                      sv[1], NIC_SLOT, DN_NQ - 1);
+    qtest_qmp_assert_success(d->qts, "{'execute': 'migrate-incoming', "
+                             "'arguments': {'uri': %s, "
+                             "'exit-on-error': false}}", uri);
+    end = g_get_monotonic_time() + 60 * G_USEC_PER_SEC;
+    for (;;) {
+        QDict *ret;
+        const char *st;
+
+        rsp = qtest_qmp(d->qts, "{'execute': 'query-migrate'}");
+        ret = qdict_get_qdict(rsp, "return");
+        st = qdict_haskey(ret, "status") ? qdict_get_str(ret, "status") : "";
+        g_assert_cmpstr(st, !=, "completed");
+        if (!strcmp(st, "failed")) {
+            desc = qdict_get_try_str(ret, "error-desc");
+            g_test_message("error-desc: %s", desc);
+            g_assert_nonnull(desc);
+            g_assert_nonnull(strstr(desc, "devmem-nic"));
+            qobject_unref(rsp);
+            break;
+        }
+        qobject_unref(rsp);
+        g_assert_cmpint(g_get_monotonic_time(), <, end);
+        g_usleep(20 * 1000);
+    }
+    unlink(path);
+    g_assert_true(qtest_probe_child(d->qts));
+    qtest_shutdown(d);
+    close(sv[0]);
+    close(sv[1]);
+    dn_stop(&s);
+}
+
 /* ------------------------------------------------------------------ */
 /* Guest mistakes not covered by devmem-nic-test.c: QEMU survives, the */
 /* documented reaction happens and a guest error is logged             */
@@ -1398,6 +1459,8 @@ int main(int argc, char **argv)
     qtest_add_func("/devmem-nic-fault/knob/restart-fail", test_restart_fail);
     qtest_add_func("/devmem-nic-fault/knob/stall", test_stall);
     qtest_add_func("/devmem-nic-fault/knob/delay-cpl", test_delay_cpl);
+    qtest_add_func("/devmem-nic-fault/migration/queues",
+                   test_migration_queues);
     qtest_add_func("/devmem-nic-fault/knob/delay-own-bar",
                    test_delay_own_bar);
     qtest_add_func("/devmem-nic-fault/knob/link", test_link);

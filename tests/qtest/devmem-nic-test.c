@@ -181,6 +181,29 @@ static void test_queues_property(void)
     dn_stop(&s);
 }
 
+/* Invalid queues fail realize and leave nothing behind (issue 17) */
+static void test_realize_errors(void)
+{
+    static const unsigned bad[] = { 0, DMNIC_MAX_QUEUES + 1 };
+    QTestState *qts;
+    unsigned i;
+
+    qts = qtest_init("-nodefaults -netdev user,id=n0");
+    for (i = 0; i < ARRAY_SIZE(bad); i++) {
+        QDict *rsp = qtest_qmp(qts, "{'execute': 'device_add', 'arguments': "
+                               "{'driver': 'devmem-nic', 'id': 'nic', "
+                               "'netdev': 'n0', 'queues': %u}}", bad[i]);
+
+        g_assert_true(qdict_haskey(rsp, "error"));
+        qobject_unref(rsp);
+    }
+    /* the same id and netdev are free again */
+    qtest_qmp_assert_success(qts, "{'execute': 'device_add', 'arguments': "
+                             "{'driver': 'devmem-nic', 'id': 'nic', "
+                             "'netdev': 'n0', 'queues': 2}}");
+    qtest_quit(qts);
+}
+
 /* ------------------------------------------------------------------ */
 /* Header split                                                        */
 /* ------------------------------------------------------------------ */
@@ -2268,8 +2291,8 @@ static void test_mistake(const void *data)
         dn_inject(&s, frame, len);
         line = g_strdup_printf("queue 1 rx error 5: completion write at 0x%"
                                PRIx64 " failed",
-                               (DN_UNMAPPED_ADDR & ~0xffffffffULL) |
-                               (uint32_t)s.q[1].ring[DN_RXC]);
+                               (uint64_t)((DN_UNMAPPED_ADDR & ~0xffffffffULL) |
+                                          (uint32_t)s.q[1].ring[DN_RXC]));
         dn_expect_log(&s, line);
         dn_expect_qerr(&s, 1, false, DMNIC_QERR_DMA);
         g_assert_cmpuint(dn_qrd(&s, 1, DMNIC_Q_PBR + DMNIC_RING_DEV), ==, 0);
@@ -2715,6 +2738,7 @@ int main(int argc, char **argv)
     g_test_init(&argc, &argv, NULL);
     qtest_add_func("/devmem-nic/identity", test_identity);
     qtest_add_func("/devmem-nic/queues-property", test_queues_property);
+    qtest_add_func("/devmem-nic/realize-errors", test_realize_errors);
     for (i = 0; i < ARRAY_SIZE(split_cases); i++) {
         g_autofree char *name = g_strdup_printf("/devmem-nic/split/%s",
                                                 split_names[i]);

@@ -390,6 +390,10 @@ static void test_memdev_bad_size(void)
                     "'driver': 'fake-accel', 'mem-size': 4096}}");
     g_assert_true(qdict_haskey(rsp, "error"));
     qobject_unref(rsp);
+    /* a failed realize leaves nothing behind: the same slot works next */
+    qtest_qmp_assert_success(qts, "{'execute': 'device_add', 'arguments': {"
+                             "'driver': 'fake-accel', 'id': 'ok', "
+                             "'mem-size': 1048576}}");
     qtest_quit(qts);
 }
 

@@ -1244,12 +1244,10 @@ void devmem_nic_core_reset(DevmemNicCore *core)
 {
     uint32_t i;
 
-    core->ctrl = 0;
     core->int_cause = 0;
     core->int_mask = 0;
     core->rss_ctrl = DMNIC_RSS_CTRL_ENABLE;
     dmnic_rss_fields_write(core, DMNIC_RSS_F_ALL);
-    core->rss_fields = DMNIC_RSS_F_ALL;
     core->default_queue = 0;
     memcpy(core->rss_key, dmnic_default_rss_key, sizeof(core->rss_key));
     dmnic_rss_tables_reset(core);
@@ -1436,7 +1434,7 @@ uint64_t devmem_nic_core_read(DevmemNicCore *core, hwaddr addr, unsigned size)
                   DMNIC_CAPS_RSS_CTX | DMNIC_CAPS_RSS_HFIELDS;
             break;
         case DMNIC_REG_CTRL:
-            val = core->ctrl;
+            val = 0;        /* CTRL_RESET reads 0 */
             break;
         case DMNIC_REG_STATUS:
             val = devmem_nic_core_link_up(core) ? DMNIC_STATUS_LINK_UP : 0;
@@ -1874,93 +1872,20 @@ static const VMStateDescription vmstate_dmnic_queue = {
     },
 };
 
-/*
- * RSS 1.1 state (hash fields per type, context tables) travels in a
- * subsection, sent only when it differs from what the 1.0 state implies.
- */
-static bool dmnic_rss_ext_needed(void *opaque)
+/* an incoming stream must not make a running ring inconsistent */
+static int dmnic_core_post_load(void *opaque, int version_id)
 {
     DevmemNicCore *core = opaque;
-    uint32_t hfields[DMNIC_RSS_NUM_TYPES];
-    unsigned c, i;
-    bool needed = false;
+    unsigned qi, c;
+    int i;
 
-    dmnic_rss_fields_expand(dmnic_rss_fields_read(core), hfields);
-    needed = memcmp(hfields, core->rss_hfields, sizeof(hfields)) != 0;
-    for (c = 1; c < DMNIC_RSS_NUM_CTX && !needed; c++) {
-        for (i = 0; i < DMNIC_RSS_INDIR_SIZE; i++) {
-            if (dmnic_rss_table(core, c)[i] != i % core->num_queues) {
-                needed = true;
-                break;
-            }
-        }
-    }
-    return needed;
-}
-
-static int dmnic_rss_ext_post_load(void *opaque, int version_id)
-{
-    DevmemNicCore *core = opaque;
-    unsigned c, i;
-
+    /* only values a register write could have produced */
     for (i = 1; i <= DMNIC_RSS_NUM_TYPES; i++) {
         dmnic_rss_set_hfields(core, i, core->rss_hfields[i - 1]);
     }
     for (c = 1; c < DMNIC_RSS_NUM_CTX; c++) {
         for (i = 0; i < DMNIC_RSS_INDIR_SIZE; i++) {
             dmnic_rss_table(core, c)[i] &= DMNIC_RSS_INDIR_QUEUE_MASK;
-        }
-    }
-    core->rss_ext_loaded = true;
-    return 0;
-}
-
-static const VMStateDescription vmstate_dmnic_rss_ext = {
-    .name = "devmem-nic-core/rss-ext",
-    .version_id = 1,
-    .minimum_version_id = 1,
-    .needed = dmnic_rss_ext_needed,
-    .post_load = dmnic_rss_ext_post_load,
-    .fields = (const VMStateField[]) {
-        VMSTATE_UINT32_ARRAY(rss_hfields, DevmemNicCore, DMNIC_RSS_NUM_TYPES),
-        VMSTATE_UINT32_2DARRAY(rss_ctx_indir, DevmemNicCore,
-                               DMNIC_RSS_NUM_CTX - 1, DMNIC_RSS_INDIR_SIZE),
-        VMSTATE_END_OF_LIST()
-    },
-};
-
-static int dmnic_core_pre_save(void *opaque)
-{
-    DevmemNicCore *core = opaque;
-
-    core->rss_fields = dmnic_rss_fields_read(core);
-    return 0;
-}
-
-static int dmnic_core_pre_load(void *opaque)
-{
-    DevmemNicCore *core = opaque;
-
-    core->rss_ext_loaded = false;
-    return 0;
-}
-
-/* an incoming stream must not make a running ring inconsistent */
-static int dmnic_core_post_load(void *opaque, int version_id)
-{
-    DevmemNicCore *core = opaque;
-    unsigned qi;
-    int i;
-
-    if (!core->rss_ext_loaded) {
-        /* no subsection: the state is what the 1.0 registers say */
-        dmnic_rss_fields_write(core, core->rss_fields);
-        for (i = 1; i < DMNIC_RSS_NUM_CTX; i++) {
-            unsigned e;
-
-            for (e = 0; e < DMNIC_RSS_INDIR_SIZE; e++) {
-                dmnic_rss_table(core, i)[e] = e % core->num_queues;
-            }
         }
     }
 
@@ -1992,18 +1917,19 @@ const VMStateDescription vmstate_devmem_nic_core = {
     .name = "devmem-nic-core",
     .version_id = 1,
     .minimum_version_id = 1,
-    .pre_save = dmnic_core_pre_save,
-    .pre_load = dmnic_core_pre_load,
     .post_load = dmnic_core_post_load,
     .fields = (const VMStateField[]) {
-        VMSTATE_UINT32(ctrl, DevmemNicCore),
+        /* the destination must have as many queue pairs */
+        VMSTATE_UINT32_EQUAL(num_queues, DevmemNicCore, NULL),
         VMSTATE_UINT32(int_cause, DevmemNicCore),
         VMSTATE_UINT32(int_mask, DevmemNicCore),
         VMSTATE_UINT32(rss_ctrl, DevmemNicCore),
-        VMSTATE_UINT32(rss_fields, DevmemNicCore),
         VMSTATE_UINT32(default_queue, DevmemNicCore),
         VMSTATE_UINT8_ARRAY(rss_key, DevmemNicCore, DMNIC_RSS_KEY_SIZE),
         VMSTATE_UINT32_ARRAY(rss_indir, DevmemNicCore, DMNIC_RSS_INDIR_SIZE),
+        VMSTATE_UINT32_ARRAY(rss_hfields, DevmemNicCore, DMNIC_RSS_NUM_TYPES),
+        VMSTATE_UINT32_2DARRAY(rss_ctx_indir, DevmemNicCore,
+                               DMNIC_RSS_NUM_CTX - 1, DMNIC_RSS_INDIR_SIZE),
         VMSTATE_UINT32(fs_index, DevmemNicCore),
         VMSTATE_UINT32_ARRAY(fs_data, DevmemNicCore, DMNIC_FS_WORDS),
         VMSTATE_UINT32_ARRAY(fs_rules, DevmemNicCore,
@@ -2012,9 +1938,5 @@ const VMStateDescription vmstate_devmem_nic_core = {
         VMSTATE_STRUCT_ARRAY(q, DevmemNicCore, DMNIC_MAX_QUEUES, 1,
                              vmstate_dmnic_queue, DmnicQueue),
         VMSTATE_END_OF_LIST()
-    },
-    .subsections = (const VMStateDescription * const []) {
-        &vmstate_dmnic_rss_ext,
-        NULL
     },
 };

@@ -124,10 +124,11 @@ static void devmem_nic_realize(PCIDevice *pdev, Error **errp)
     }
 
     /* One vector per queue pair plus one for admin/link. */
-    ret = msix_init(pdev, s->queues + 1, &s->msix, DMNIC_BAR_MSIX, 0,
-                    &s->msix, DMNIC_BAR_MSIX, 0x2000, DMNIC_MSIX_CAP_OFF,
-                    errp);
+    ret = msix_init(pdev, s->queues + 1, &s->msix, DMNIC_BAR_MSIX,
+                    DMNIC_MSIX_TABLE_OFFSET, &s->msix, DMNIC_BAR_MSIX,
+                    DMNIC_MSIX_PBA_OFFSET, DMNIC_MSIX_CAP_OFF, errp);
     if (ret < 0) {
+        pcie_cap_exit(pdev);
         return;
     }
     for (i = 0; i < s->queues + 1; i++) {
