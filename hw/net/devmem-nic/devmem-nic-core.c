@@ -14,14 +14,13 @@
 #include "hw/pci/msix.h"
 #include "migration/vmstate.h"
 #include "net/checksum.h"
+#include "net/eth.h"
 #include "system/runstate.h"
 #include "devmem-nic-core.h"
 #include "devmem-nic-regs.h"
 #include "trace.h"
 
 #define DMNIC_MIN_FRAME         14
-#define DMNIC_PROTO_TCP         6
-#define DMNIC_PROTO_UDP         17
 #define DMNIC_TX_BUF_SIZE       DMNIC_TSO_MAX_FRAME
 #define DMNIC_TCP_CSUM_OFF      16      /* checksum field in the TCP header */
 /* frames put on the wire per queue and TX bottom-half run (see tx_bh) */
@@ -206,31 +205,6 @@ static uint16_t dmnic_csum_fold(uint64_t sum)
     return sum;
 }
 
-static uint32_t dmnic_toeplitz(const uint8_t *key, const uint8_t *in,
-                               size_t n)
-{
-    uint32_t hash = 0;
-    uint32_t v = ldl_be_p(key);
-    size_t i;
-    int b;
-
-    for (i = 0; i < n; i++) {
-        for (b = 7; b >= 0; b--) {
-            unsigned kbit = 32 + i * 8 + (7 - b);
-
-            if (in[i] & (1 << b)) {
-                hash ^= v;
-            }
-            v <<= 1;
-            if (kbit < DMNIC_RSS_KEY_SIZE * 8 &&
-                (key[kbit / 8] >> (7 - kbit % 8)) & 1) {
-                v |= 1;
-            }
-        }
-    }
-    return hash;
-}
-
 /* ------------------------------------------------------------------ */
 /* RX parsing                                                          */
 /* ------------------------------------------------------------------ */
@@ -262,17 +236,17 @@ static void dmnic_parse_l4(DmnicPkt *p, const uint8_t *buf, uint8_t proto)
     uint64_t sum;
     size_t l4len;
 
-    if (proto == DMNIC_PROTO_TCP && off + 20 <= p->ip_end) {
+    if (proto == IP_PROTO_TCP && off + 20 <= p->ip_end) {
         size_t doff = (buf[off + 12] >> 4) * 4;
 
         if (doff < 20 || off + doff > p->ip_end) {
             return;
         }
-        p->l4 = DMNIC_PROTO_TCP;
+        p->l4 = IP_PROTO_TCP;
         p->hdr_len = off + doff;
         p->flags |= DMNIC_RXC_F_TCP;
-    } else if (proto == DMNIC_PROTO_UDP && off + 8 <= p->ip_end) {
-        p->l4 = DMNIC_PROTO_UDP;
+    } else if (proto == IP_PROTO_UDP && off + 8 <= p->ip_end) {
+        p->l4 = IP_PROTO_UDP;
         p->hdr_len = off + 8;
         p->flags |= DMNIC_RXC_F_UDP;
     } else {
@@ -282,7 +256,7 @@ static void dmnic_parse_l4(DmnicPkt *p, const uint8_t *buf, uint8_t proto)
     p->sport = lduw_be_p(buf + off);
     p->dport = lduw_be_p(buf + off + 2);
 
-    if (proto == DMNIC_PROTO_UDP && p->l3 == 4 && !lduw_be_p(buf + off + 6)) {
+    if (proto == IP_PROTO_UDP && p->l3 == 4 && !lduw_be_p(buf + off + 6)) {
         return;     /* UDP over IPv4 without checksum */
     }
     l4len = p->ip_end - off;
@@ -304,7 +278,7 @@ static void dmnic_parse(DmnicPkt *p, const uint8_t *buf, size_t len)
     p->len = len;
     p->rule = -1;
 
-    for (tags = 0; tags < 2 && (et == 0x8100 || et == 0x88a8) &&
+    for (tags = 0; tags < 2 && (et == ETH_P_VLAN || et == ETH_P_DVLAN) &&
                    off + 4 <= len; tags++) {
         if (!tags) {
             p->vlan_tci = lduw_be_p(buf + off);
@@ -315,7 +289,7 @@ static void dmnic_parse(DmnicPkt *p, const uint8_t *buf, size_t len)
     }
 
     p->l3_off = off;
-    if (et == 0x0800 && off + 20 <= len) {
+    if (et == ETH_P_IP && off + 20 <= len) {
         const uint8_t *ip = buf + off;
         size_t ihl = (ip[0] & 0xf) * 4;
         size_t tot = lduw_be_p(ip + 2);
@@ -332,12 +306,12 @@ static void dmnic_parse(DmnicPkt *p, const uint8_t *buf, size_t len)
         p->daddr = ip + 16;
         p->alen = 4;
         p->l4_off = off + ihl;
-        if (lduw_be_p(ip + 6) & 0x3fff) {
+        if (lduw_be_p(ip + 6) & (IP_MF | IP_OFFMASK)) {
             p->flags |= DMNIC_RXC_F_FRAG;
             return;
         }
         dmnic_parse_l4(p, buf, ip[9]);
-    } else if (et == 0x86dd && off + 40 <= len) {
+    } else if (et == ETH_P_IPV6 && off + 40 <= len) {
         const uint8_t *ip = buf + off;
         size_t pos = off + 40;
         uint8_t nh = ip[6];
@@ -355,17 +329,19 @@ static void dmnic_parse(DmnicPkt *p, const uint8_t *buf, size_t len)
         for (n = 0; n < 8; n++) {
             size_t hl;
 
-            if (nh == 44) {
+            if (nh == IP6_FRAGMENT) {
                 p->flags |= DMNIC_RXC_F_FRAG;
                 return;
             }
-            if (nh != 0 && nh != 43 && nh != 60 && nh != 51) {
+            if (nh != IP6_HOP_BY_HOP && nh != IP6_ROUTING &&
+                nh != IP6_DESTINATON && nh != IP6_AUTHENTICATION) {
                 break;
             }
             if (pos + 8 > p->ip_end) {
                 return;
             }
-            hl = nh == 51 ? (buf[pos + 1] + 2) * 4 : (buf[pos + 1] + 1) * 8;
+            hl = nh == IP6_AUTHENTICATION ? (buf[pos + 1] + 2) * 4 :
+                                            (buf[pos + 1] + 1) * 8;
             nh = buf[pos];
             pos += hl;
         }
@@ -447,9 +423,9 @@ static unsigned dmnic_hash_type(const DmnicPkt *p)
         return DMNIC_RSS_TYPE_NONE;
     }
     t = p->l3 == 4 ? DMNIC_RSS_TYPE_IPV4 : DMNIC_RSS_TYPE_IPV6;
-    if (p->l4 == DMNIC_PROTO_TCP) {
+    if (p->l4 == IP_PROTO_TCP) {
         t += DMNIC_RSS_TYPE_IPV4_TCP - DMNIC_RSS_TYPE_IPV4;
-    } else if (p->l4 == DMNIC_PROTO_UDP) {
+    } else if (p->l4 == IP_PROTO_UDP) {
         t += DMNIC_RSS_TYPE_IPV4_UDP - DMNIC_RSS_TYPE_IPV4;
     }
     return t;
@@ -459,6 +435,7 @@ static void dmnic_rss(DevmemNicCore *core, DmnicPkt *p)
 {
     uint8_t in[36], x[16];
     const uint8_t *sa = p->saddr, *da = p->daddr;
+    net_toeplitz_key key;
     uint16_t sp = p->sport, dp = p->dport;
     unsigned t = dmnic_hash_type(p);
     size_t n = 0, i;
@@ -494,7 +471,8 @@ static void dmnic_rss(DevmemNicCore *core, DmnicPkt *p)
         stw_be_p(in + n, dp);
         n += 2;
     }
-    p->hash = dmnic_toeplitz(core->rss_key, in, n);
+    net_toeplitz_key_init(&key, core->rss_key);
+    net_toeplitz_add(&p->hash, in, n, &key);
     p->rss_type = (f & DMNIC_RSS_HF_L4) ? t : dmnic_hash_type_ip(t);
     p->flags |= DMNIC_RXC_F_RSS;
 }
@@ -511,8 +489,8 @@ static bool dmnic_rule_match(const uint32_t *w, DmnicPkt *p)
     if (!!(ctrl & DMNIC_FS_CTRL_IPV6) != (p->l3 == 6)) {
         return false;
     }
-    if ((l4 == DMNIC_FS_L4_TCP && p->l4 != DMNIC_PROTO_TCP) ||
-        (l4 == DMNIC_FS_L4_UDP && p->l4 != DMNIC_PROTO_UDP) ||
+    if ((l4 == DMNIC_FS_L4_TCP && p->l4 != IP_PROTO_TCP) ||
+        (l4 == DMNIC_FS_L4_UDP && p->l4 != IP_PROTO_UDP) ||
         l4 > DMNIC_FS_L4_UDP) {
         return false;
     }
@@ -614,6 +592,25 @@ typedef struct DmnicRxBuf {
     uint32_t used;
 } DmnicRxBuf;
 
+/*
+ * All device DMA of queue pair @qi goes through these two: they own the
+ * fault-injection hook (x-fault-dma-read/-write) and return whether the
+ * transfer worked.
+ */
+static bool dmnic_dma_read(DevmemNicCore *core, unsigned qi, dma_addr_t a,
+                           void *buf, dma_addr_t len)
+{
+    return !devmem_nic_fault_dma(core, qi, false) &&
+           pci_dma_read(core->owner, a, buf, len) == MEMTX_OK;
+}
+
+static bool dmnic_dma_write(DevmemNicCore *core, unsigned qi, dma_addr_t a,
+                            const void *buf, dma_addr_t len)
+{
+    return !devmem_nic_fault_dma(core, qi, true) &&
+           pci_dma_write(core->owner, a, buf, len) == MEMTX_OK;
+}
+
 /* Reads and validates the RX descriptor at ring index idx. */
 static bool dmnic_read_rxd(DevmemNicCore *core, unsigned qi, int ring,
                            uint32_t idx, DmnicRxBuf *b)
@@ -622,8 +619,7 @@ static bool dmnic_read_rxd(DevmemNicCore *core, unsigned qi, int ring,
     uint8_t d[DMNIC_RXD_SIZE];
     dma_addr_t a = dmnic_ring_addr(r, idx, DMNIC_RXD_SIZE);
 
-    if (devmem_nic_fault_dma(core, qi, false) ||
-        pci_dma_read(core->owner, a, d, sizeof(d)) != MEMTX_OK) {
+    if (!dmnic_dma_read(core, qi, a, d, sizeof(d))) {
         dmnic_queue_error(core, qi, false, DMNIC_QERR_DMA,
                           "%s descriptor read at 0x%" PRIx64 " failed",
                           dmnic_ring_names[ring], (uint64_t)a);
@@ -651,8 +647,7 @@ static bool dmnic_read_rxd(DevmemNicCore *core, unsigned qi, int ring,
 static bool dmnic_rx_dma_write(DevmemNicCore *core, unsigned qi, uint64_t a,
                                const void *buf, size_t len)
 {
-    if (devmem_nic_fault_dma(core, qi, true) ||
-        pci_dma_write(core->owner, a, buf, len) != MEMTX_OK) {
+    if (!dmnic_dma_write(core, qi, a, buf, len)) {
         dmnic_queue_error(core, qi, false, DMNIC_QERR_DMA,
                           "write of %zu bytes at 0x%" PRIx64 " failed",
                           len, a);
@@ -675,14 +670,13 @@ static bool dmnic_write_cpl(DevmemNicCore *core, unsigned qi, bool tx,
     if (devmem_nic_fault_cpl(core, qi, tx, c, size)) {
         return true;        /* lost on purpose (fault injection) */
     }
-    if (devmem_nic_fault_dma(core, qi, true) ||
-        pci_dma_write(core->owner, a, c, size - 4) != MEMTX_OK) {
-        goto fail;
-    }
-    /* the flags dword (with GEN) must become visible last */
-    smp_wmb();
-    if (pci_dma_write(core->owner, a + size - 4, c + size - 4, 4) !=
-        MEMTX_OK) {
+    /*
+     * The flags dword (with GEN) must become visible last: one 32-bit
+     * store after the rest (pci_dma_* order their accesses, dma_barrier())
+     */
+    if (!dmnic_dma_write(core, qi, a, c, size - 4) ||
+        stl_le_pci_dma(core->owner, a + size - 4, ldl_le_p(c + size - 4),
+                       MEMTXATTRS_UNSPECIFIED) != MEMTX_OK) {
         goto fail;
     }
     r->dev = (r->dev + 1) & (r->size - 1);
@@ -834,6 +828,7 @@ nobuf:
 ssize_t devmem_nic_core_receive(DevmemNicCore *core, const uint8_t *buf,
                                 size_t size)
 {
+    DmnicRxSteer st;
     DmnicPkt p;
     int qi;
 
@@ -858,11 +853,20 @@ ssize_t devmem_nic_core_receive(DevmemNicCore *core, const uint8_t *buf,
         trace_devmem_nic_rx_disabled(qi, size);
         return size;
     }
-    if (devmem_nic_fault_rx(core, qi, buf, size, &p, sizeof(p))) {
+    st.flags = p.flags & (DMNIC_RXC_F_RSS | DMNIC_RXC_F_FS_MATCH);
+    st.hash = p.hash;
+    st.rss_type = p.rss_type;
+    st.rule = p.rule;
+    switch (devmem_nic_fault_rx(core, qi, buf, size, &st)) {
+    case DMNIC_FAULT_DROP:
+        core->q[qi].stats[DMNIC_QS_RX_DROP_NOBUF]++;
+        return size;
+    case DMNIC_FAULT_HELD:
+        return size;
+    default:
+        dmnic_rx_deliver(core, qi, buf, &p);
         return size;
     }
-    dmnic_rx_deliver(core, qi, buf, &p);
-    return size;
 }
 
 /* ------------------------------------------------------------------ */
@@ -905,7 +909,7 @@ static bool dmnic_tx_tso(DevmemNicCore *core, unsigned qi, size_t len,
     unsigned i;
 
     dmnic_parse(&p, buf, len);
-    if (p.l4 != DMNIC_PROTO_TCP || d0->csum_start != p.l4_off ||
+    if (p.l4 != IP_PROTO_TCP || d0->csum_start != p.l4_off ||
         d0->csum_offset != DMNIC_TCP_CSUM_OFF || mss < DMNIC_TSO_MSS_MIN ||
         p.hdr_len + mss > DMNIC_TSO_MAX_SEG || p.ip_end != len) {
         dmnic_queue_error(core, qi, true, DMNIC_QERR_BAD_DESC,
@@ -944,21 +948,21 @@ static bool dmnic_tx_tso(DevmemNicCore *core, unsigned qi, size_t len,
             stw_be_p(ip + 2, h - p.l3_off + seg);
             stw_be_p(ip + 4, ip_id + i);
             stw_be_p(ip + 10, 0);
-            stw_be_p(ip + 10, ~dmnic_csum_fold(dmnic_csum_add(0, ip, ihl)));
+            stw_be_p(ip + 10, net_raw_checksum(ip, ihl));
         } else {
             stw_be_p(ip + 4, h - p.l3_off - 40 + seg);
         }
         stl_be_p(tcp + 4, seq + off);
         if (off + seg < pay) {
-            tcp[13] &= ~0x09;       /* FIN, PSH: last segment only */
+            tcp[13] &= ~(TH_FIN | TH_PUSH);     /* last segment only */
         }
         if (i) {
-            tcp[13] &= ~0x80;       /* CWR: first segment only */
+            tcp[13] &= ~TH_CWR;                 /* first segment only */
         }
         stw_be_p(tcp + 16, 0);
         sum = dmnic_csum_add(0, p.saddr, p.alen);
         sum = dmnic_csum_add(sum, p.daddr, p.alen);
-        sum += DMNIC_PROTO_TCP + tcplen;
+        sum += IP_PROTO_TCP + tcplen;
         sum = dmnic_csum_add(sum, tcp, tcplen);
         stw_be_p(tcp + 16, ~dmnic_csum_fold(sum));
         if (send) {
@@ -1027,8 +1031,7 @@ static bool dmnic_tx_process(DevmemNicCore *core, unsigned qi, int budget)
                                   txd->dev, DMNIC_TX_MAX_DESC_PER_PKT);
                 return false;
             }
-            if (devmem_nic_fault_dma(core, qi, false) ||
-                pci_dma_read(core->owner, a, raw, sizeof(raw)) != MEMTX_OK) {
+            if (!dmnic_dma_read(core, qi, a, raw, sizeof(raw))) {
                 dmnic_queue_error(core, qi, true, DMNIC_QERR_DMA,
                                   "descriptor read at 0x%" PRIx64 " failed",
                                   (uint64_t)a);
@@ -1062,9 +1065,8 @@ static bool dmnic_tx_process(DevmemNicCore *core, unsigned qi, int budget)
         }
         len = 0;
         for (i = 0; i < n; i++) {
-            if (devmem_nic_fault_dma(core, qi, false) ||
-                pci_dma_read(core->owner, d[i].addr, core->tx_buf + len,
-                             d[i].len) != MEMTX_OK) {
+            if (!dmnic_dma_read(core, qi, d[i].addr, core->tx_buf + len,
+                                d[i].len)) {
                 dmnic_queue_error(core, qi, true, DMNIC_QERR_DMA,
                                   "data read of %u bytes at 0x%" PRIx64
                                   " failed", d[i].len, d[i].addr);
@@ -1199,17 +1201,16 @@ void devmem_nic_core_tx_kick(DevmemNicCore *core, unsigned qi)
 /* Fault injection: place a frame that was held back, as steered then */
 void devmem_nic_core_rx_release(DevmemNicCore *core, unsigned qi,
                                 const uint8_t *buf, size_t size,
-                                const void *pkt)
+                                const DmnicRxSteer *st)
 {
-    const DmnicPkt *held = pkt;
     DmnicPkt p;
 
     /* parsing is deterministic; the steering results are restored */
     dmnic_parse(&p, buf, size);
-    p.flags |= held->flags & (DMNIC_RXC_F_RSS | DMNIC_RXC_F_FS_MATCH);
-    p.hash = held->hash;
-    p.rss_type = held->rss_type;
-    p.rule = held->rule;
+    p.flags |= st->flags;
+    p.hash = st->hash;
+    p.rss_type = st->rss_type;
+    p.rule = st->rule;
     if (qi >= core->num_queues || !dmnic_rx_running(&core->q[qi])) {
         if (qi < core->num_queues) {
             core->q[qi].stats[DMNIC_QS_RX_DROP_DISABLED]++;

@@ -22,7 +22,7 @@ typedef struct DmnicFaultHeld {
     int64_t due;
     size_t size;
     uint8_t *data;
-    void *pkt;
+    DmnicRxSteer st;
 } DmnicFaultHeld;
 
 static int64_t dmnic_fault_now(void)
@@ -37,7 +37,6 @@ static int64_t dmnic_fault_now(void)
 static void dmnic_fault_held_free(DmnicFaultHeld *h)
 {
     g_free(h->data);
-    g_free(h->pkt);
     g_free(h);
 }
 
@@ -112,7 +111,7 @@ static void dmnic_fault_delay_run(DevmemNicCore *core)
     while ((h = dmnic_fault_next_due(f, now))) {
         g_queue_remove(&f->held, h);
         trace_devmem_nic_fault_release(h->qi, 0, h->size);
-        devmem_nic_core_rx_release(core, h->qi, h->data, h->size, h->pkt);
+        devmem_nic_core_rx_release(core, h->qi, h->data, h->size, &h->st);
         dmnic_fault_held_free(h);
     }
     guard->engaged_in_io = engaged;
@@ -269,24 +268,23 @@ bool devmem_nic_fault_cpl(DevmemNicCore *core, unsigned qi, bool tx,
     return false;
 }
 
-bool devmem_nic_fault_rx(DevmemNicCore *core, unsigned qi,
-                         const uint8_t *buf, size_t size,
-                         const void *pkt, size_t pkt_size)
+DmnicFaultVerdict devmem_nic_fault_rx(DevmemNicCore *core, unsigned qi,
+                                      const uint8_t *buf, size_t size,
+                                      const DmnicRxSteer *st)
 {
     DmnicFault *f = &core->fault;
     DmnicFaultQueue *fq = &f->q[qi];
     DmnicFaultHeld *h;
 
     if (!fq->stall && !fq->delay_ns) {
-        return false;
+        return DMNIC_FAULT_PASS;
     }
     if (fq->stall || g_queue_get_length(&f->held) >= DMNIC_FAULT_HELD_MAX) {
         /* what a hung or overrun queue does: the frame is lost */
-        core->q[qi].stats[DMNIC_QS_RX_DROP_NOBUF]++;
         f->injected++;
         trace_devmem_nic_fault_rx(qi, size, fq->stall ? "stalled" :
                                   "delay backlog full, dropped");
-        return true;
+        return DMNIC_FAULT_DROP;
     }
     h = g_new0(DmnicFaultHeld, 1);
     h->qi = qi;
@@ -294,12 +292,12 @@ bool devmem_nic_fault_rx(DevmemNicCore *core, unsigned qi,
     fq->rx_last_due = h->due;
     h->size = size;
     h->data = g_memdup2(buf, size);
-    h->pkt = g_memdup2(pkt, pkt_size);
+    h->st = *st;
     g_queue_push_tail(&f->held, h);
     f->injected++;
     trace_devmem_nic_fault_rx(qi, size, "delayed");
     dmnic_fault_delay_arm(core);
-    return true;
+    return DMNIC_FAULT_HELD;
 }
 
 bool devmem_nic_fault_tx_hold(DevmemNicCore *core, unsigned qi)
