@@ -15,6 +15,7 @@
 #include "libqos/libqos-pc.h"
 #include "libqos/pci.h"
 #include "qobject/qdict.h"
+#include "qobject/qlist.h"
 #include "standard-headers/linux/pci_regs.h"
 #include "devmem-lab-pkt.h"
 #include "devmem-lab-util.h"
@@ -566,6 +567,54 @@ static void test_delay_own_bar(void)
     frame[hlen] &= ~1;
     dn_inject(&s, frame, len);
     expect_rx(&s, 2, frame, len, hlen);
+    dn_stop(&s);
+}
+
+/*
+ * The knobs are class properties (issue 17): listed by
+ * device-list-properties and usable on -device; knobs of queues the device
+ * does not have are dropped at realize
+ */
+static void test_knobs_cmdline(void)
+{
+    g_autofree uint8_t *frame = g_malloc(DN_FRAME_MAX);
+    g_autofree char *args = g_strdup_printf(
+        "-device devmem-nic,id=nic,addr=0x%x,netdev=n0,queues=%d,"
+        "x-fault-stall=1:1,x-fault-link-down=on,x-fault-drop-cpl=63:2",
+        NIC_SLOT, DN_NQ);
+    QDict *rsp;
+    QList *props;
+    QListEntry *e;
+    size_t len, hlen;
+    unsigned found = 0;
+    DnState s;
+
+    memset(&s, 0, sizeof(s));
+    dn_boot(&s, QPCI_DEVFN(NIC_SLOT, 0), args);
+    rsp = qtest_qmp(s.qts, "{'execute': 'device-list-properties', "
+                    "'arguments': {'typename': 'devmem-nic'}}");
+    props = qdict_get_qlist(rsp, "return");
+    QLIST_FOREACH_ENTRY(props, e) {
+        const char *name = qdict_get_str(qobject_to(QDict, e->value), "name");
+
+        found += g_str_has_prefix(name, "x-fault-");
+    }
+    qobject_unref(rsp);
+    g_assert_cmpuint(found, ==, 10);
+
+    expect_knob(&s, "x-fault-stall", "1:1");
+    expect_knob(&s, "x-fault-drop-cpl", "");
+    g_assert_false(dn_rd(&s, DMNIC_REG_STATUS) & DMNIC_STATUS_LINK_UP);
+    knob_bool(&s, "x-fault-link-down", false);
+    g_assert_true(dn_rd(&s, DMNIC_REG_STATUS) & DMNIC_STATUS_LINK_UP);
+    dn_steer_all_to(&s, 1);
+    rx_setup(&s, 1);
+    len = tcp_frame(frame, 100, 3, &hlen);
+    dn_inject(&s, frame, len);
+    g_assert_cmpuint(dn_qstat(&s, 1, DMNIC_Q_RX_DROP_NOBUF), ==, 1);
+    knob(&s, "x-fault-stall", "1:0");
+    dn_inject(&s, frame, len);
+    expect_rx(&s, 1, frame, len, hlen);
     dn_stop(&s);
 }
 
@@ -1464,6 +1513,7 @@ int main(int argc, char **argv)
     qtest_add_func("/devmem-nic-fault/knob/delay-own-bar",
                    test_delay_own_bar);
     qtest_add_func("/devmem-nic-fault/knob/link", test_link);
+    qtest_add_func("/devmem-nic-fault/knob/cmdline", test_knobs_cmdline);
     qtest_add_func("/devmem-nic-fault/knob/hmp-and-bad-values",
                    test_hmp_and_bad_values);
     qtest_add_func("/devmem-nic-fault/bus-master-off", test_bus_master_off);

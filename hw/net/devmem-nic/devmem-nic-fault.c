@@ -400,16 +400,27 @@ static DmnicKnob dmnic_knob(const char *name)
     g_assert_not_reached();
 }
 
+/*
+ * The knobs are class properties, so they can also be given with -device
+ * (before realize, when the queue count is not known yet: any queue below
+ * DMNIC_MAX_QUEUES is accepted then; knobs of queues the device does not
+ * have are dropped at realize).
+ */
+static unsigned dmnic_fault_nq(DevmemNicCore *core)
+{
+    return core->fault.realized ? core->num_queues : DMNIC_MAX_QUEUES;
+}
+
 static void dmnic_fault_get_knob(Object *obj, Visitor *v, const char *name,
                                  void *opaque, Error **errp)
 {
-    DevmemNicCore *core = opaque;
+    DevmemNicCore *core = devmem_nic_core_of(obj);
     DmnicKnob k = dmnic_knob(name);
     g_autoptr(GString) out = g_string_new("");
     g_autofree char *str = NULL;
     unsigned qi;
 
-    for (qi = 0; qi < core->num_queues; qi++) {
+    for (qi = 0; qi < dmnic_fault_nq(core); qi++) {
         DmnicFaultQueue *fq = &core->fault.q[qi];
         uint64_t n = 0;
         g_autofree char *extra = NULL;
@@ -453,7 +464,7 @@ static void dmnic_fault_get_knob(Object *obj, Visitor *v, const char *name,
 static void dmnic_fault_set_knob(Object *obj, Visitor *v, const char *name,
                                  void *opaque, Error **errp)
 {
-    DevmemNicCore *core = opaque;
+    DevmemNicCore *core = devmem_nic_core_of(obj);
     DmnicFault *f = &core->fault;
     DmnicKnob k = dmnic_knob(name);
     g_autofree char *str = NULL;
@@ -473,9 +484,9 @@ static void dmnic_fault_set_knob(Object *obj, Visitor *v, const char *name,
     if (*p) {
         extra = p + 1;
     }
-    if (qi >= core->num_queues) {
+    if (qi >= dmnic_fault_nq(core)) {
         error_setg(errp, "%s: queue %" PRIu64 " >= %u", name, qi,
-                   core->num_queues);
+                   dmnic_fault_nq(core));
         return;
     }
     if (k != DMNIC_KNOB_DELAY_CPL && n > UINT32_MAX) {
@@ -548,7 +559,7 @@ static void dmnic_fault_get_link_down(Object *obj, Visitor *v,
                                       const char *name, void *opaque,
                                       Error **errp)
 {
-    DevmemNicCore *core = opaque;
+    DevmemNicCore *core = devmem_nic_core_of(obj);
 
     visit_type_bool(v, name, &core->fault.link_down, errp);
 }
@@ -557,7 +568,7 @@ static void dmnic_fault_set_link_down(Object *obj, Visitor *v,
                                       const char *name, void *opaque,
                                       Error **errp)
 {
-    DevmemNicCore *core = opaque;
+    DevmemNicCore *core = devmem_nic_core_of(obj);
     DmnicFault *f = &core->fault;
     bool down;
 
@@ -581,7 +592,7 @@ static void dmnic_fault_set_link_down(Object *obj, Visitor *v,
 static void dmnic_fault_get_flap(Object *obj, Visitor *v, const char *name,
                                  void *opaque, Error **errp)
 {
-    DevmemNicCore *core = opaque;
+    DevmemNicCore *core = devmem_nic_core_of(obj);
     DmnicFault *f = &core->fault;
     g_autofree char *str = g_strdup_printf("%u:%" PRId64,
                                            (f->flap_left + 1) / 2,
@@ -594,7 +605,7 @@ static void dmnic_fault_get_flap(Object *obj, Visitor *v, const char *name,
 static void dmnic_fault_set_flap(Object *obj, Visitor *v, const char *name,
                                  void *opaque, Error **errp)
 {
-    DevmemNicCore *core = opaque;
+    DevmemNicCore *core = devmem_nic_core_of(obj);
     DmnicFault *f = &core->fault;
     g_autofree char *str = NULL;
     uint64_t n, ns = DMNIC_FAULT_FLAP_NS_DEFAULT;
@@ -641,50 +652,58 @@ static void dmnic_fault_get_injected(Object *obj, Visitor *v,
                                      const char *name, void *opaque,
                                      Error **errp)
 {
-    DevmemNicCore *core = opaque;
+    DevmemNicCore *core = devmem_nic_core_of(obj);
 
     visit_type_uint64(v, name, &core->fault.injected, errp);
 }
 
-void devmem_nic_fault_realize(DevmemNicCore *core, Object *obj)
+void devmem_nic_fault_class_init(ObjectClass *klass)
 {
-    DmnicFault *f = &core->fault;
     int i;
 
-    memset(f, 0, sizeof(*f));
+    for (i = 0; i < DMNIC_KNOB_NUM; i++) {
+        object_class_property_add(klass, dmnic_knobs[i].name, "str",
+                                  dmnic_fault_get_knob, dmnic_fault_set_knob,
+                                  NULL, NULL);
+        object_class_property_set_description(klass, dmnic_knobs[i].name,
+                                              dmnic_knobs[i].desc);
+    }
+    object_class_property_add(klass, "x-fault-link-down", "bool",
+                              dmnic_fault_get_link_down,
+                              dmnic_fault_set_link_down, NULL, NULL);
+    object_class_property_set_description(klass, "x-fault-link-down",
+                                          "Hold the link down");
+    object_class_property_add(klass, "x-fault-link-flap", "str",
+                              dmnic_fault_get_flap, dmnic_fault_set_flap,
+                              NULL, NULL);
+    object_class_property_set_description(klass, "x-fault-link-flap",
+                                          "N[:NS] - N link down/up cycles, "
+                                          "NS ns in each state (default "
+                                          "1 ms); after realize only");
+    object_class_property_add(klass, "x-fault-injected", "uint64",
+                              dmnic_fault_get_injected, NULL, NULL, NULL);
+    object_class_property_set_description(klass, "x-fault-injected",
+                                          "Number of faults injected so far");
+}
+
+void devmem_nic_fault_realize(DevmemNicCore *core)
+{
+    DmnicFault *f = &core->fault;
+    unsigned qi;
+
+    /* knobs given with -device stay; those of missing queues go */
+    for (qi = core->num_queues; qi < DMNIC_MAX_QUEUES; qi++) {
+        memset(&f->q[qi], 0, sizeof(f->q[qi]));
+    }
     g_queue_init(&f->held);
     f->delay_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, dmnic_fault_delay_cb,
                                   core);
     f->flap_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, dmnic_fault_flap_cb,
                                  core);
     f->flap_ns = DMNIC_FAULT_FLAP_NS_DEFAULT;
+    f->flap_left = 0;
+    f->flap_down = false;
     f->realized = true;
-
-    if (object_property_find(obj, dmnic_knobs[0].name)) {
-        return;     /* re-realized: the properties are still there */
-    }
-    for (i = 0; i < DMNIC_KNOB_NUM; i++) {
-        object_property_add(obj, dmnic_knobs[i].name, "str",
-                            dmnic_fault_get_knob, dmnic_fault_set_knob,
-                            NULL, core);
-        object_property_set_description(obj, dmnic_knobs[i].name,
-                                        dmnic_knobs[i].desc);
-    }
-    object_property_add(obj, "x-fault-link-down", "bool",
-                        dmnic_fault_get_link_down, dmnic_fault_set_link_down,
-                        NULL, core);
-    object_property_set_description(obj, "x-fault-link-down",
-                                    "Hold the link down");
-    object_property_add(obj, "x-fault-link-flap", "str",
-                        dmnic_fault_get_flap, dmnic_fault_set_flap,
-                        NULL, core);
-    object_property_set_description(obj, "x-fault-link-flap",
-                                    "N[:NS] - N link down/up cycles, NS ns "
-                                    "in each state (default 1 ms)");
-    object_property_add(obj, "x-fault-injected", "uint64",
-                        dmnic_fault_get_injected, NULL, NULL, core);
-    object_property_set_description(obj, "x-fault-injected",
-                                    "Number of faults injected so far");
 }
 
 void devmem_nic_fault_unrealize(DevmemNicCore *core)

@@ -69,7 +69,9 @@ typedef struct DmnicFault {
 struct DevmemNicCore;
 
 /* Lifecycle, called by the QOM glue */
-void devmem_nic_fault_realize(struct DevmemNicCore *core, Object *obj);
+/* Adds the x-fault-* class properties */
+void devmem_nic_fault_class_init(ObjectClass *klass);
+void devmem_nic_fault_realize(struct DevmemNicCore *core);
 void devmem_nic_fault_unrealize(struct DevmemNicCore *core);
 /* Device reset: drops work held by a delay; armed knobs stay */
 void devmem_nic_fault_reset(struct DevmemNicCore *core);
@@ -102,6 +104,9 @@ bool devmem_nic_fault_tx_hold(struct DevmemNicCore *core, unsigned qi);
 void devmem_nic_fault_tx_idle(struct DevmemNicCore *core, unsigned qi);
 /* Whether the injector holds the link down */
 bool devmem_nic_fault_link_down(struct DevmemNicCore *core);
+
+/* Provided by devmem-nic.c: the core of the devmem-nic @obj */
+struct DevmemNicCore *devmem_nic_core_of(Object *obj);
 
 /* Provided by devmem-nic-core.c for the injector */
 

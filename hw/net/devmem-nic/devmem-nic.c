@@ -144,7 +144,7 @@ static void devmem_nic_realize(PCIDevice *pdev, Error **errp)
     s->core.num_queues = s->queues;
     memcpy(s->core.mac, s->conf.macaddr.a, sizeof(s->core.mac));
     devmem_nic_core_realize(&s->core);
-    devmem_nic_fault_realize(&s->core, OBJECT(s));
+    devmem_nic_fault_realize(&s->core);
     devmem_nic_core_reset(&s->core);
 }
 
@@ -185,6 +185,11 @@ static const Property devmem_nic_properties[] = {
     DEFINE_PROP_UINT32("queues", DevmemNicState, queues, 8),
 };
 
+DevmemNicCore *devmem_nic_core_of(Object *obj)
+{
+    return &DEVMEM_NIC(obj)->core;
+}
+
 /* Host side, for tests: TX work is scheduled and not yet looked at */
 static bool devmem_nic_get_tx_pending(Object *obj, Error **errp)
 {
@@ -209,6 +214,7 @@ static void devmem_nic_class_init(ObjectClass *klass, const void *data)
     device_class_set_props(dc, devmem_nic_properties);
     object_class_property_add_bool(klass, "x-tx-pending",
                                    devmem_nic_get_tx_pending, NULL);
+    devmem_nic_fault_class_init(klass);
     set_bit(DEVICE_CATEGORY_NETWORK, dc->categories);
 }
 
