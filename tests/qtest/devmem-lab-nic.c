@@ -12,6 +12,7 @@
 #include "libqtest.h"
 #include "libqos/libqos-pc.h"
 #include "libqos/pci.h"
+#include "qobject/qdict.h"
 #include "devmem-lab-pkt.h"
 #include "devmem-lab-util.h"
 #include "devmem-lab-nic.h"
@@ -52,6 +53,10 @@ uint32_t dn_qrd(DnState *s, unsigned q, uint32_t off)
 void dn_qwr(DnState *s, unsigned q, uint32_t off, uint32_t val)
 {
     dn_wr(s, DMNIC_QREG(q, off), val);
+    if (off == DMNIC_Q_CTRL || off == DMNIC_Q_TXD + DMNIC_RING_DRV ||
+        off == DMNIC_Q_TXC + DMNIC_RING_DRV) {
+        dn_tx_sync(s);
+    }
 }
 
 uint64_t dn_qstat(DnState *s, unsigned q, uint32_t off)
@@ -167,6 +172,32 @@ void dn_post_rxd(DnState *s, unsigned q, int r, uint64_t addr, uint32_t len,
     qtest_memwrite(s->qts, d->ring[r] + *tail * DMNIC_RXD_SIZE, desc,
                    sizeof(desc));
     *tail = (*tail + 1) % d->size[r];
+}
+
+void dn_tx_sync(DnState *s)
+{
+    gint64 end = g_get_monotonic_time() + 10 * G_USEC_PER_SEC;
+    const char *path = s->qom ? s->qom : "/machine/peripheral/nic";
+
+    for (;;) {
+        QDict *rsp = qtest_qmp(s->qts, "{'execute': 'qom-get', 'arguments': "
+                               "{'path': %s, 'property': 'x-tx-pending'}}",
+                               path);
+        bool busy;
+
+        if (!qdict_haskey(rsp, "return")) {
+            /* a device without the property processes TX synchronously */
+            qobject_unref(rsp);
+            return;
+        }
+        busy = qdict_get_bool(rsp, "return");
+        qobject_unref(rsp);
+        if (!busy) {
+            return;
+        }
+        g_assert_cmpint(g_get_monotonic_time(), <, end);
+        g_usleep(1000);
+    }
 }
 
 void dn_ring_doorbell(DnState *s, unsigned q, int r)

@@ -47,6 +47,7 @@ typedef struct DnState {
     int sv[2];              /* socketpair: sv[0] is the cable, ours */
     uint64_t frames;        /* G_RX_FRAMES after the last dn_inject() */
     unsigned nq;
+    const char *qom;        /* QOM path, NULL: /machine/peripheral/nic */
     char *log;              /* -D file, or NULL */
     size_t log_seen;        /* bytes of it already matched */
     DnQueue q[DN_NQ];
@@ -88,7 +89,11 @@ void dn_map(DnState *s, QPCIDevice *dev);
 /* Frees the device, shuts QEMU down, closes the cable, removes the log */
 void dn_stop(DnState *s);
 
-/* BAR0 registers; dn_q* address the register block of queue @q */
+/*
+ * BAR0 registers; dn_q* address the register block of queue @q.  A dn_qwr
+ * of Q_CTRL or of the TXD/TXC driver index returns once the TX it starts
+ * is done (dn_tx_sync); dn_wr does not wait.
+ */
 uint32_t dn_rd(DnState *s, uint32_t off);
 void dn_wr(DnState *s, uint32_t off, uint32_t val);
 uint64_t dn_rd64(DnState *s, uint32_t off);
@@ -117,6 +122,11 @@ void dn_post_rxd(DnState *s, unsigned q, int r, uint64_t addr, uint32_t len,
                  uint16_t id);
 /* Writes the driver index of ring @r */
 void dn_ring_doorbell(DnState *s, unsigned q, int r);
+/*
+ * TX runs in a bottom half after the register write that started it:
+ * waits (10 s at most) until the device has no TX work scheduled
+ */
+void dn_tx_sync(DnState *s);
 /*
  * Posts @nh header buffers and @np payload buffers of @plen bytes (buffer
  * ID = ring index, memory allocated on first use) and rings both bells.

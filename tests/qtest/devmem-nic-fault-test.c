@@ -15,6 +15,7 @@
 #include "libqos/libqos-pc.h"
 #include "libqos/pci.h"
 #include "qobject/qdict.h"
+#include "qobject/qlist.h"
 #include "standard-headers/linux/pci_regs.h"
 #include "devmem-lab-pkt.h"
 #include "devmem-lab-util.h"
@@ -515,6 +516,105 @@ static void test_delay_cpl(void)
     g_assert_cmpuint(dn_qstat(&s, 2, DMNIC_Q_RX_PACKETS), ==, 0);
     /* the knob itself survives the reset */
     expect_knob(&s, "x-fault-delay-cpl", "2:1000");
+    dn_stop(&s);
+}
+
+/*
+ * Delayed frames released while the first one's payload DMA targets the
+ * NIC's own BAR0 CTRL register (CTRL_RESET): from the delay timer and from
+ * the QOM setter.  The release runs under the device's re-entrancy guard,
+ * so that DMA fails (QERR_DMA) instead of resetting the device under the
+ * loop that walks the held frames (a use-after-free, issue 17).
+ */
+static void test_delay_own_bar(void)
+{
+    g_autofree uint8_t *frame = g_malloc(DN_FRAME_MAX);
+    size_t len, hlen;
+    int round, i;
+    DnState s;
+
+    dn_start(&s, NULL);
+    dn_steer_all_to(&s, 2);
+    len = tcp_frame(frame, 800, 7, &hlen);
+    frame[hlen] |= 1;               /* payload dword 0 has CTRL_RESET */
+    for (round = 0; round < 2; round++) {
+        rx_setup(&s, 2);
+        s.q[2].pbr_tail = 0;
+        dn_post_rxd(&s, 2, DN_PBR, s.regs.addr + DMNIC_REG_CTRL,
+                    DN_PBUF_LEN, 0);
+        knob(&s, "x-fault-delay-cpl", "2:1000");
+        for (i = 0; i < 3; i++) {
+            dn_inject(&s, frame, len);
+        }
+        g_assert_cmpuint(dn_cpl_pending(&s, 2), ==, 0);
+        if (round == 0) {
+            qtest_clock_step(s.qts, 1000);      /* the delay timer */
+        } else {
+            knob(&s, "x-fault-delay-cpl", "2:0");   /* the QOM flush */
+        }
+        /* no reset: the rings are still programmed, RX is in error */
+        g_assert_cmpuint(dn_rd(&s, DMNIC_REG_DEFAULT_QUEUE), ==, 2);
+        g_assert_cmpuint(dn_qrd(&s, 2, DMNIC_Q_HBR + DMNIC_RING_SIZE), ==,
+                         NBUF);
+        dn_expect_log(&s, "failed");
+        g_assert_cmpuint(dn_qstat(&s, 2, DMNIC_Q_RX_DROP_DISABLED), ==,
+                         2 * (round + 1));
+        dn_expect_qerr(&s, 2, false, DMNIC_QERR_DMA);
+        knob(&s, "x-fault-delay-cpl", "2:0");
+    }
+    /* still alive and working */
+    rx_setup(&s, 2);
+    frame[hlen] &= ~1;
+    dn_inject(&s, frame, len);
+    expect_rx(&s, 2, frame, len, hlen);
+    dn_stop(&s);
+}
+
+/*
+ * The knobs are class properties (issue 17): listed by
+ * device-list-properties and usable on -device; knobs of queues the device
+ * does not have are dropped at realize
+ */
+static void test_knobs_cmdline(void)
+{
+    g_autofree uint8_t *frame = g_malloc(DN_FRAME_MAX);
+    g_autofree char *args = g_strdup_printf(
+        "-device devmem-nic,id=nic,addr=0x%x,netdev=n0,queues=%d,"
+        "x-fault-stall=1:1,x-fault-link-down=on,x-fault-drop-cpl=63:2",
+        NIC_SLOT, DN_NQ);
+    QDict *rsp;
+    QList *props;
+    QListEntry *e;
+    size_t len, hlen;
+    unsigned found = 0;
+    DnState s;
+
+    memset(&s, 0, sizeof(s));
+    dn_boot(&s, QPCI_DEVFN(NIC_SLOT, 0), args);
+    rsp = qtest_qmp(s.qts, "{'execute': 'device-list-properties', "
+                    "'arguments': {'typename': 'devmem-nic'}}");
+    props = qdict_get_qlist(rsp, "return");
+    QLIST_FOREACH_ENTRY(props, e) {
+        const char *name = qdict_get_str(qobject_to(QDict, e->value), "name");
+
+        found += g_str_has_prefix(name, "x-fault-");
+    }
+    qobject_unref(rsp);
+    g_assert_cmpuint(found, ==, 10);
+
+    expect_knob(&s, "x-fault-stall", "1:1");
+    expect_knob(&s, "x-fault-drop-cpl", "");
+    g_assert_false(dn_rd(&s, DMNIC_REG_STATUS) & DMNIC_STATUS_LINK_UP);
+    knob_bool(&s, "x-fault-link-down", false);
+    g_assert_true(dn_rd(&s, DMNIC_REG_STATUS) & DMNIC_STATUS_LINK_UP);
+    dn_steer_all_to(&s, 1);
+    rx_setup(&s, 1);
+    len = tcp_frame(frame, 100, 3, &hlen);
+    dn_inject(&s, frame, len);
+    g_assert_cmpuint(dn_qstat(&s, 1, DMNIC_Q_RX_DROP_NOBUF), ==, 1);
+    knob(&s, "x-fault-stall", "1:0");
+    dn_inject(&s, frame, len);
+    expect_rx(&s, 1, frame, len, hlen);
     dn_stop(&s);
 }
 
@@ -1043,6 +1143,67 @@ static void test_migration_corrupt(void)
     dn_stop(&s);
 }
 
+/*
+ * A stream from a NIC with another number of queue pairs is refused, even
+ * with no queue running (issue 17: it loaded, with queue state for queue
+ * pairs the destination does not have)
+ */
+static void test_migration_queues(void)
+{
+    g_autofree char *path = g_strdup_printf("%s/dmnic-fault-nq-%d",
+                                            g_get_tmp_dir(), getpid());
+    g_autofree char *uri = g_strdup_printf("file:%s", path);
+    const char *desc = NULL;
+    gint64 end;
+    QDict *rsp;
+    DnState s;
+    QOSState *d;
+    int sv[2];
+
+    dn_start(&s, NULL);
+    rsp = qtest_qmp(s.qts, "{'execute': 'migrate', 'arguments': {"
+                    "'uri': %s}}", uri);
+    g_assert_true(qdict_haskey(rsp, "return"));
+    qobject_unref(rsp);
+    dl_wait_migration(s.qts);
+
+    g_assert_cmpint(socketpair(PF_UNIX, SOCK_STREAM, 0, sv), !=, -1);
+    d = qtest_pc_boot("-nodefaults -netdev socket,id=n0,fd=%d "
+                      "-device devmem-nic,id=nic,addr=0x%x,netdev=n0,"
+                      "mac=52:54:00:12:34:56,queues=%d -incoming defer",
+                      sv[1], NIC_SLOT, DN_NQ - 1);
+    qtest_qmp_assert_success(d->qts, "{'execute': 'migrate-incoming', "
+                             "'arguments': {'uri': %s, "
+                             "'exit-on-error': false}}", uri);
+    end = g_get_monotonic_time() + 60 * G_USEC_PER_SEC;
+    for (;;) {
+        QDict *ret;
+        const char *st;
+
+        rsp = qtest_qmp(d->qts, "{'execute': 'query-migrate'}");
+        ret = qdict_get_qdict(rsp, "return");
+        st = qdict_haskey(ret, "status") ? qdict_get_str(ret, "status") : "";
+        g_assert_cmpstr(st, !=, "completed");
+        if (!strcmp(st, "failed")) {
+            desc = qdict_get_try_str(ret, "error-desc");
+            g_test_message("error-desc: %s", desc);
+            g_assert_nonnull(desc);
+            g_assert_nonnull(strstr(desc, "devmem-nic"));
+            qobject_unref(rsp);
+            break;
+        }
+        qobject_unref(rsp);
+        g_assert_cmpint(g_get_monotonic_time(), <, end);
+        g_usleep(20 * 1000);
+    }
+    unlink(path);
+    g_assert_true(qtest_probe_child(d->qts));
+    qtest_shutdown(d);
+    close(sv[0]);
+    close(sv[1]);
+    dn_stop(&s);
+}
+
 /* ------------------------------------------------------------------ */
 /* Guest mistakes not covered by devmem-nic-test.c: QEMU survives, the */
 /* documented reaction happens and a guest error is logged             */
@@ -1347,7 +1508,12 @@ int main(int argc, char **argv)
     qtest_add_func("/devmem-nic-fault/knob/restart-fail", test_restart_fail);
     qtest_add_func("/devmem-nic-fault/knob/stall", test_stall);
     qtest_add_func("/devmem-nic-fault/knob/delay-cpl", test_delay_cpl);
+    qtest_add_func("/devmem-nic-fault/migration/queues",
+                   test_migration_queues);
+    qtest_add_func("/devmem-nic-fault/knob/delay-own-bar",
+                   test_delay_own_bar);
     qtest_add_func("/devmem-nic-fault/knob/link", test_link);
+    qtest_add_func("/devmem-nic-fault/knob/cmdline", test_knobs_cmdline);
     qtest_add_func("/devmem-nic-fault/knob/hmp-and-bad-values",
                    test_hmp_and_bad_values);
     qtest_add_func("/devmem-nic-fault/bus-master-off", test_bus_master_off);

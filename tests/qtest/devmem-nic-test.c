@@ -11,6 +11,8 @@
 #include "qemu/bswap.h"
 #include "qemu/units.h"
 #include <sys/socket.h>
+#include <sys/ioctl.h>
+#include <linux/sockios.h>
 #include "libqtest.h"
 #include "libqos/libqos-pc.h"
 #include "libqos/pci.h"
@@ -177,6 +179,29 @@ static void test_queues_property(void)
     dn_qwr(&s, 31, DMNIC_Q_HDS_THRESH, 77);
     g_assert_cmpuint(dn_qrd(&s, 31, DMNIC_Q_HDS_THRESH), ==, 77);
     dn_stop(&s);
+}
+
+/* Invalid queues fail realize and leave nothing behind (issue 17) */
+static void test_realize_errors(void)
+{
+    static const unsigned bad[] = { 0, DMNIC_MAX_QUEUES + 1 };
+    QTestState *qts;
+    unsigned i;
+
+    qts = qtest_init("-nodefaults -netdev user,id=n0");
+    for (i = 0; i < ARRAY_SIZE(bad); i++) {
+        QDict *rsp = qtest_qmp(qts, "{'execute': 'device_add', 'arguments': "
+                               "{'driver': 'devmem-nic', 'id': 'nic', "
+                               "'netdev': 'n0', 'queues': %u}}", bad[i]);
+
+        g_assert_true(qdict_haskey(rsp, "error"));
+        qobject_unref(rsp);
+    }
+    /* the same id and netdev are free again */
+    qtest_qmp_assert_success(qts, "{'execute': 'device_add', 'arguments': "
+                             "{'driver': 'devmem-nic', 'id': 'nic', "
+                             "'netdev': 'n0', 'queues': 2}}");
+    qtest_quit(qts);
 }
 
 /* ------------------------------------------------------------------ */
@@ -834,6 +859,57 @@ static void set_key(DnState *s, const uint8_t *key)
     }
 }
 
+/*
+ * 0x618 and 0x61c (between FS_PORTS_MASK and FS_SRC_IP) are undefined:
+ * read 0, writes ignored, both logged; FS_CMD_CLEAR_ALL does not use
+ * FS_INDEX; an unknown command is reported as such (issue 17)
+ */
+static void test_flow_regs(void)
+{
+    static const uint32_t hole[] = { 0x618, 0x61c };
+    g_autofree char *line = NULL;
+    unsigned i;
+    DnState s;
+
+    dn_start_logged(&s);
+    for (i = 0; i < ARRAY_SIZE(hole); i++) {
+        dn_wr(&s, hole[i], 0xdeadbeef);
+        line = g_strdup_printf("write to unknown or read-only register 0x%x",
+                               hole[i]);
+        dn_expect_log(&s, line);
+        g_free(line);
+        g_assert_cmphex(dn_rd(&s, hole[i]), ==, 0);
+        line = g_strdup_printf("read of unknown register 0x%x", hole[i]);
+        dn_expect_log(&s, line);
+        g_free(line);
+    }
+    line = NULL;
+    /* a rule written and read back: the holes do not travel with it */
+    dn_wr(&s, DMNIC_REG_FS_INDEX, 5);
+    dn_wr(&s, DMNIC_REG_FS_CTRL, DMNIC_FS_CTRL_VALID);
+    dn_wr(&s, DMNIC_REG_FS_ACTION, 1);
+    dn_wr(&s, DMNIC_REG_FS_CMD, DMNIC_FS_CMD_WRITE);
+    dn_wr(&s, DMNIC_REG_FS_CTRL, 0);
+    dn_wr(&s, DMNIC_REG_FS_CMD, DMNIC_FS_CMD_READ);
+    g_assert_cmphex(dn_rd(&s, DMNIC_REG_FS_CTRL), ==, DMNIC_FS_CTRL_VALID);
+    g_assert_cmphex(dn_rd(&s, DMNIC_REG_FS_ACTION), ==, 1);
+
+    /* CLEAR_ALL with an INDEX out of range still clears */
+    dn_wr(&s, DMNIC_REG_FS_INDEX, 300);
+    dn_wr(&s, DMNIC_REG_FS_CMD, DMNIC_FS_CMD_CLEAR_ALL);
+    dn_wr(&s, DMNIC_REG_FS_INDEX, 5);
+    dn_wr(&s, DMNIC_REG_FS_CMD, DMNIC_FS_CMD_READ);
+    g_assert_cmphex(dn_rd(&s, DMNIC_REG_FS_CTRL), ==, 0);
+    /* READ/WRITE with it are logged no-ops; other commands are unknown */
+    dn_wr(&s, DMNIC_REG_FS_INDEX, 300);
+    dn_wr(&s, DMNIC_REG_FS_CMD, 7);
+    dn_expect_log(&s, "unknown flow command 7");
+    dn_wr(&s, DMNIC_REG_FS_CMD, DMNIC_FS_CMD_WRITE);
+    dn_expect_log(&s, "flow rule index 300 out of range");
+    g_assert_cmpuint(dl_count_log(s.log, "out of range"), ==, 1);
+    dn_stop(&s);
+}
+
 static void test_rss(void)
 {
     DlPktSpec spec;
@@ -1368,6 +1444,98 @@ static void test_tx_gather_csum(void)
     dn_stop(&s);
 }
 
+/*
+ * UDP checksum offload whose result is 0: the device must send 0xffff, as
+ * Linux does for CHECKSUM_PARTIAL (0 means "no checksum" for UDP over IPv4
+ * and is illegal over IPv6); csum.py's zero-checksum cases (issue 17)
+ */
+static void test_tx_csum_udp_zero(void)
+{
+    g_autofree uint8_t *frame = g_malloc0(DN_FRAME_MAX);
+    g_autofree uint8_t *out = g_malloc0(DN_FRAME_MAX);
+    int l3;
+    DnState s;
+
+    dn_start(&s, NULL);
+    dn_tx_setup(&s, 1);
+    for (l3 = 4; l3 <= 6; l3 += 2) {
+        size_t alen = l3 == 4 ? 4 : 16;
+        size_t start = l3 == 4 ? 14 + 20 : 14 + 40;
+        DlPktSpec spec;
+        size_t len;
+        uint32_t sum;
+        uint16_t rest;
+        uint64_t b;
+        DnTxc t;
+
+        dl_pkt_default(&spec, l3, DL_PROTO_UDP, 100);
+        len = dl_pkt_build(&spec, frame, NULL);
+        /* CHECKSUM_PARTIAL: the field holds the pseudo-header sum */
+        sum = dl_csum_add(0, spec.saddr, alen);
+        sum = dl_csum_add(sum, spec.daddr, alen);
+        sum += DL_PROTO_UDP + (len - start);
+        stw_be_p(frame + start + 6, dl_csum_fold(sum));
+        /* the last payload word makes the sum from start 0xffff */
+        stw_be_p(frame + len - 2, 0);
+        rest = dl_csum_fold(dl_csum_add(0, frame + start, len - start));
+        stw_be_p(frame + len - 2, 0xffff - rest);
+        g_assert_cmphex(dl_csum_fold(dl_csum_add(0, frame + start,
+                                                 len - start)), ==, 0xffff);
+
+        b = dn_galloc(&s, len);
+        qtest_memwrite(s.qts, b, frame, len);
+        dn_post_txd(&s, 1, b, len, l3, DMNIC_TXD_F_CSUM | DMNIC_TXD_F_EOP,
+                    start, 6);
+        dn_ring_doorbell(&s, 1, DN_TXD);
+        g_assert_cmpint(dn_wire_recv(&s, out, DN_FRAME_MAX), ==, len);
+        g_assert_cmphex(lduw_be_p(out + start + 6), ==, 0xffff);
+        g_assert_true(dl_pkt_l4_csum_ok(out, len));
+        g_assert_cmpmem(out, start + 6, frame, start + 6);
+        g_assert_cmpmem(out + start + 8, len - start - 8,
+                        frame + start + 8, len - start - 8);
+        dn_read_txc(&s, 1, s.q[1].txc_head++, &t);
+        g_assert_cmpuint(t.id, ==, l3);
+        g_assert_cmpuint(t.status, ==, DMNIC_TXC_S_OK);
+    }
+    g_assert_cmpuint(dn_qstat(&s, 1, DMNIC_Q_TX_CSUM), ==, 2);
+    dn_stop(&s);
+}
+
+/*
+ * A CSUM frame refused as too long is not counted in Q_TX_CSUM; TSO needs
+ * CSUM_OFFSET 16 (issue 17)
+ */
+static void test_tx_refused_offloads(void)
+{
+    g_autofree uint8_t *frame = g_malloc0(DN_FRAME_MAX);
+    DlPktSpec spec;
+    size_t len, hlen;
+    uint64_t b;
+    DnState s;
+
+    dn_start(&s, NULL);
+    dn_tx_setup(&s, 1);
+    b = dn_galloc(&s, 40000);
+    dn_post_txd(&s, 1, b, 40000, 1, DMNIC_TXD_F_CSUM, 34, 16);
+    dn_post_txd(&s, 1, b, 40000, 1, DMNIC_TXD_F_EOP, 0, 0);
+    dn_ring_doorbell(&s, 1, DN_TXD);
+    dn_expect_qerr(&s, 1, true, DMNIC_QERR_TX_TOO_LONG);
+    g_assert_cmpuint(dn_qstat(&s, 1, DMNIC_Q_TX_CSUM), ==, 0);
+
+    dl_pkt_default(&spec, 4, DL_PROTO_TCP, 3000);
+    len = dl_pkt_build(&spec, frame, &hlen);
+    qtest_memwrite(s.qts, b, frame, len);
+    dn_tx_setup(&s, 1);
+    dn_post_txd(&s, 1, b, len, 1, DMNIC_TXD_F_TSO | DMNIC_TXD_F_CSUM |
+                DMNIC_TXD_F_EOP, hlen - 20, 0);
+    qtest_writew(s.qts, s.q[1].ring[DN_TXD] + DMNIC_TXD_MSS, 1000);
+    dn_ring_doorbell(&s, 1, DN_TXD);
+    dn_expect_qerr(&s, 1, true, DMNIC_QERR_BAD_DESC);
+    g_assert_cmpuint(dn_qstat(&s, 1, DMNIC_Q_TX_TSO), ==, 0);
+    g_assert_cmpuint(dn_qstat(&s, 1, DMNIC_Q_TX_PACKETS), ==, 0);
+    dn_stop(&s);
+}
+
 static void test_tx_cpl_ring_full(void)
 {
     g_autofree uint8_t *out = g_malloc0(DN_FRAME_MAX);
@@ -1485,6 +1653,126 @@ static void check_tso(int l3)
                 hlen - 8, 6);
     dn_ring_doorbell(&s, 0, DN_TXD);
     dn_expect_qerr(&s, 0, true, DMNIC_QERR_BAD_DESC);
+    dn_stop(&s);
+}
+
+/*
+ * A TSO super-frame at the MSS floor is accepted, one below it is refused:
+ * with MSS 1 one doorbell could mean ~10^9 frames (issue 17).
+ */
+static void test_tso_mss_min(void)
+{
+    g_autofree uint8_t *frame = g_malloc0(DN_FRAME_MAX);
+    static const uint16_t mss[] = { 1, DMNIC_TSO_MSS_MIN - 1 };
+    DlPktSpec spec;
+    size_t len, hlen;
+    uint64_t buf;
+    unsigned i;
+    DnState s;
+
+    dn_start(&s, NULL);
+    dl_pkt_default(&spec, 4, DL_PROTO_TCP, 1000);
+    len = dl_pkt_build(&spec, frame, &hlen);
+    buf = dn_galloc(&s, len);
+    qtest_memwrite(s.qts, buf, frame, len);
+    for (i = 0; i < ARRAY_SIZE(mss); i++) {
+        dn_tx_setup(&s, 0);
+        dn_post_txd(&s, 0, buf, len, 1, DMNIC_TXD_F_TSO | DMNIC_TXD_F_CSUM |
+                    DMNIC_TXD_F_EOP, hlen - 20, 16);
+        qtest_writew(s.qts, s.q[0].ring[DN_TXD] + DMNIC_TXD_MSS, mss[i]);
+        dn_ring_doorbell(&s, 0, DN_TXD);
+        dn_expect_qerr(&s, 0, true, DMNIC_QERR_BAD_DESC);
+        g_assert_cmpuint(dn_qstat(&s, 0, DMNIC_Q_TX_TSO), ==, 0);
+    }
+    /* the floor itself works: ceil(1000 / 64) segments */
+    dn_tx_setup(&s, 0);
+    dn_post_txd(&s, 0, buf, len, 1, DMNIC_TXD_F_TSO | DMNIC_TXD_F_CSUM |
+                DMNIC_TXD_F_EOP, hlen - 20, 16);
+    qtest_writew(s.qts, s.q[0].ring[DN_TXD] + DMNIC_TXD_MSS,
+                 DMNIC_TSO_MSS_MIN);
+    dn_ring_doorbell(&s, 0, DN_TXD);
+    g_assert_cmpuint(dn_qrd(&s, 0, DMNIC_Q_TXC + DMNIC_RING_DEV), ==, 1);
+    g_assert_cmpuint(dn_qstat(&s, 0, DMNIC_Q_TX_TSO), ==, 1);
+    g_assert_cmpuint(dn_qstat(&s, 0, DMNIC_Q_TX_PACKETS), ==,
+                     DIV_ROUND_UP(1000, DMNIC_TSO_MSS_MIN));
+    dn_stop(&s);
+}
+
+/*
+ * A full TX ring of TSO super-frames at the MSS floor: the doorbell's
+ * register write only schedules the work (with the VM stopped nothing is
+ * processed until it runs again), and the device then works through the
+ * ring in several bounded bottom-half runs, not in one (issue 17).
+ */
+static void test_tx_bh_budget(void)
+{
+    g_autofree uint8_t *frame = g_malloc0(DN_FRAME_MAX);
+    g_autofree char *log = g_strdup_printf("%s/dmnic-bh-%d.log",
+                                           g_get_tmp_dir(), getpid());
+    g_autofree char *extra = g_strdup_printf(
+        " -D %s -trace devmem_nic_tx_bh", log);
+    const unsigned nring = 16, npkt = nring - 1, pay = 16384;
+    const unsigned nseg = pay / DMNIC_TSO_MSS_MIN;
+    uint8_t out[2048];
+    DnQueue *d;
+    DlPktSpec spec;
+    size_t len, hlen;
+    uint64_t buf;
+    unsigned i;
+    DnState s;
+
+    dn_start(&s, extra);
+    s.log = g_steal_pointer(&log);
+    d = &s.q[0];
+    dn_ring_setup(&s, 0, DN_TXD, nring);
+    dn_ring_setup(&s, 0, DN_TXC, nring);
+    d->txd_tail = d->txc_head = 0;
+    d->txc_gen = true;
+    dn_qwr(&s, 0, DMNIC_Q_TXD + DMNIC_RING_DRV, 0);
+    dn_qwr(&s, 0, DMNIC_Q_CTRL, DMNIC_Q_CTRL_TX_ENABLE);
+
+    dl_pkt_default(&spec, 4, DL_PROTO_TCP, pay);
+    len = dl_pkt_build(&spec, frame, &hlen);
+    buf = dn_galloc(&s, len);
+    qtest_memwrite(s.qts, buf, frame, len);
+    for (i = 0; i < npkt; i++) {
+        dn_post_txd(&s, 0, buf, len, i, DMNIC_TXD_F_TSO | DMNIC_TXD_F_CSUM |
+                    DMNIC_TXD_F_EOP, hlen - 20, 16);
+        qtest_writew(s.qts, d->ring[DN_TXD] + i * DMNIC_TXD_SIZE +
+                     DMNIC_TXD_MSS, DMNIC_TSO_MSS_MIN);
+    }
+
+    /* the register write returns with nothing processed */
+    qtest_qmp_assert_success(s.qts, "{'execute': 'stop'}");
+    dn_wr(&s, DMNIC_QREG(0, DMNIC_Q_TXD + DMNIC_RING_DRV), npkt);
+    g_assert_cmpuint(dn_qrd(&s, 0, DMNIC_Q_TXC + DMNIC_RING_DEV), ==, 0);
+    g_assert_cmpuint(dn_qrd(&s, 0, DMNIC_Q_TXD + DMNIC_RING_DEV), ==, 0);
+    g_assert_cmpuint(dn_qstat(&s, 0, DMNIC_Q_TX_PACKETS), ==, 0);
+
+    /* it is done once the VM runs */
+    qtest_qmp_assert_success(s.qts, "{'execute': 'cont'}");
+    dn_tx_sync(&s);
+    for (i = 0; i < npkt * nseg; i++) {
+        g_assert_cmpint(dn_wire_recv(&s, out, sizeof(out)), ==,
+                        hlen + DMNIC_TSO_MSS_MIN);
+    }
+    g_assert_cmpuint(dn_qrd(&s, 0, DMNIC_Q_TXD + DMNIC_RING_DEV), ==, npkt);
+    g_assert_cmpuint(dn_qrd(&s, 0, DMNIC_Q_TXC + DMNIC_RING_DEV), ==, npkt);
+    for (i = 0; i < npkt; i++) {
+        DnTxc t;
+
+        dn_read_txc(&s, 0, i, &t);
+        g_assert_cmpuint(t.id, ==, i);
+        g_assert_cmpuint(t.status, ==, DMNIC_TXC_S_OK);
+        g_assert_true(t.flags & DMNIC_TXC_F_GEN);
+    }
+    g_assert_cmpuint(dn_qstat(&s, 0, DMNIC_Q_TX_TSO), ==, npkt);
+    g_assert_cmpuint(dn_qstat(&s, 0, DMNIC_Q_TX_PACKETS), ==, npkt * nseg);
+    /* in more than one run: the first stopped at its budget */
+    g_assert_cmpuint(dl_count_log(s.log, "devmem_nic_tx_bh queue 0 more 1"),
+                     >=, 1);
+    g_assert_cmpuint(dl_count_log(s.log, "devmem_nic_tx_bh queue 0 more 0"),
+                     >=, 1);
     dn_stop(&s);
 }
 
@@ -1750,6 +2038,108 @@ static void test_link(void)
     dn_stop(&s);
 }
 
+/*
+ * With the backend link down (set_link off) QEMU's net layer drops frames
+ * before the device sees them: no device counter moves (issue 17: the
+ * spec said G_RX_FRAMES and G_RX_DROP_LINK count them)
+ */
+static void test_link_down_rx(void)
+{
+    g_autofree uint8_t *frame = g_malloc0(DN_FRAME_MAX);
+    gint64 end = g_get_monotonic_time() + 10 * G_USEC_PER_SEC;
+    DlPktSpec spec;
+    uint64_t frames;
+    size_t len;
+    int outq;
+    DnState s;
+
+    dn_start(&s, NULL);
+    dn_steer_all_to(&s, 0);
+    rx_setup(&s, 0, false, true);
+    dl_pkt_default(&spec, 4, DL_PROTO_TCP, 100);
+    len = dl_pkt_build(&spec, frame, NULL);
+    frames = dn_rd64(&s, DMNIC_REG_G_RX_FRAMES);
+    set_link(&s, false);
+    dl_sock_send(s.sv[0], frame, len);
+    /* QEMU has read it from the cable */
+    do {
+        g_assert_cmpint(g_get_monotonic_time(), <, end);
+        g_usleep(1000);
+        g_assert_cmpint(ioctl(s.sv[0], SIOCOUTQ, &outq), ==, 0);
+    } while (outq > 0);
+    g_assert_cmpuint(dn_rd64(&s, DMNIC_REG_G_RX_FRAMES), ==, frames);
+    g_assert_cmpuint(dn_rd64(&s, DMNIC_REG_G_RX_DROP_LINK), ==, 0);
+    g_assert_cmpuint(dn_qstat(&s, 0, DMNIC_Q_RX_PACKETS), ==, 0);
+    set_link(&s, true);
+    dn_inject(&s, frame, len);
+    g_assert_cmpuint(dn_rd64(&s, DMNIC_REG_G_RX_FRAMES), ==, frames + 1);
+    g_assert_cmpuint(dn_rd64(&s, DMNIC_REG_G_RX_DROP_LINK), ==, 0);
+    g_assert_cmpuint(dn_qstat(&s, 0, DMNIC_Q_RX_PACKETS), ==, 1);
+    dn_stop(&s);
+}
+
+/* MSI-X entry @vec unmasked, its message written to guest memory @msg */
+static void msix_to_mem(DnState *s, unsigned vec, uint64_t msg,
+                        uint32_t data)
+{
+    uint64_t e = s->dev->msix_table_off + vec * PCI_MSIX_ENTRY_SIZE;
+    QPCIBar bar = s->dev->msix_table_bar;
+
+    qpci_io_writel(s->dev, bar, e + PCI_MSIX_ENTRY_LOWER_ADDR, msg);
+    qpci_io_writel(s->dev, bar, e + PCI_MSIX_ENTRY_UPPER_ADDR, msg >> 32);
+    qpci_io_writel(s->dev, bar, e + PCI_MSIX_ENTRY_DATA, data);
+    qpci_io_writel(s->dev, bar, e + PCI_MSIX_ENTRY_VECTOR_CTRL, 0);
+}
+
+/*
+ * Rewriting INT_MASK without clearing a mask bit over a pending cause
+ * sends no message (issue 17: every write re-sent it)
+ */
+static void test_int_mask_rewrite(void)
+{
+    g_autofree uint8_t *frame = g_malloc0(DN_FRAME_MAX);
+    DlPktSpec spec;
+    uint64_t msg;
+    size_t len;
+    DnState s;
+
+    dn_start(&s, NULL);
+    qpci_msix_enable(s.dev);
+    msg = dn_galloc(&s, 64);
+    msix_to_mem(&s, 3, msg, 0x1234);
+    msix_to_mem(&s, DN_NQ, msg + 4, 0x5678);
+    dn_steer_all_to(&s, 3);
+    rx_setup(&s, 3, true, true);
+
+    /* queue vector */
+    dn_qwr(&s, 3, DMNIC_Q_INT_MASK, DMNIC_Q_INT_RX | DMNIC_Q_INT_TX);
+    dl_pkt_default(&spec, 4, DL_PROTO_TCP, 100);
+    len = dl_pkt_build(&spec, frame, NULL);
+    dn_inject(&s, frame, len);
+    g_assert_cmphex(qtest_readl(s.qts, msg), ==, 0);
+    dn_qwr(&s, 3, DMNIC_Q_INT_MASK, DMNIC_Q_INT_TX);  /* RX unmasked: sent */
+    g_assert_cmphex(qtest_readl(s.qts, msg), ==, 0x1234);
+    qtest_writel(s.qts, msg, 0);
+    dn_qwr(&s, 3, DMNIC_Q_INT_MASK, DMNIC_Q_INT_TX);  /* same value */
+    dn_qwr(&s, 3, DMNIC_Q_INT_MASK, 0);     /* TX unmasked, no TX cause */
+    dn_qwr(&s, 3, DMNIC_Q_INT_MASK, 0);
+    g_assert_cmphex(qtest_readl(s.qts, msg), ==, 0);
+    g_assert_cmphex(dn_qrd(&s, 3, DMNIC_Q_INT_CAUSE), ==, DMNIC_Q_INT_RX);
+
+    /* admin vector */
+    dn_wr(&s, DMNIC_REG_INT_MASK, DMNIC_INT_LINK);
+    set_link(&s, false);
+    g_assert_cmphex(qtest_readl(s.qts, msg + 4), ==, 0);
+    dn_wr(&s, DMNIC_REG_INT_MASK, 0);
+    g_assert_cmphex(qtest_readl(s.qts, msg + 4), ==, 0x5678);
+    qtest_writel(s.qts, msg + 4, 0);
+    dn_wr(&s, DMNIC_REG_INT_MASK, 0);
+    dn_wr(&s, DMNIC_REG_INT_MASK, DMNIC_INT_QERR);
+    g_assert_cmphex(qtest_readl(s.qts, msg + 4), ==, 0);
+    g_assert_cmphex(dn_rd(&s, DMNIC_REG_INT_CAUSE), ==, DMNIC_INT_LINK);
+    dn_stop(&s);
+}
+
 static void test_queue_irq(void)
 {
     g_autofree uint8_t *frame = g_malloc0(DN_FRAME_MAX);
@@ -1901,8 +2291,8 @@ static void test_mistake(const void *data)
         dn_inject(&s, frame, len);
         line = g_strdup_printf("queue 1 rx error 5: completion write at 0x%"
                                PRIx64 " failed",
-                               (DN_UNMAPPED_ADDR & ~0xffffffffULL) |
-                               (uint32_t)s.q[1].ring[DN_RXC]);
+                               (uint64_t)((DN_UNMAPPED_ADDR & ~0xffffffffULL) |
+                                          (uint32_t)s.q[1].ring[DN_RXC]));
         dn_expect_log(&s, line);
         dn_expect_qerr(&s, 1, false, DMNIC_QERR_DMA);
         g_assert_cmpuint(dn_qrd(&s, 1, DMNIC_Q_PBR + DMNIC_RING_DEV), ==, 0);
@@ -2348,6 +2738,7 @@ int main(int argc, char **argv)
     g_test_init(&argc, &argv, NULL);
     qtest_add_func("/devmem-nic/identity", test_identity);
     qtest_add_func("/devmem-nic/queues-property", test_queues_property);
+    qtest_add_func("/devmem-nic/realize-errors", test_realize_errors);
     for (i = 0; i < ARRAY_SIZE(split_cases); i++) {
         g_autofree char *name = g_strdup_printf("/devmem-nic/split/%s",
                                                 split_names[i]);
@@ -2364,17 +2755,25 @@ int main(int argc, char **argv)
     qtest_add_func("/devmem-nic/flow/rule-255", test_flow_rule_255);
     qtest_add_func("/devmem-nic/flow/ipv6-src-udp", test_flow_ipv6_src_udp);
     qtest_add_func("/devmem-nic/misc-regs", test_misc_regs);
+    qtest_add_func("/devmem-nic/flow/regs", test_flow_regs);
     qtest_add_func("/devmem-nic/rss/toeplitz", test_rss);
     qtest_add_func("/devmem-nic/rss/contexts", test_rss_contexts);
     qtest_add_func("/devmem-nic/rss/hash-fields", test_rss_hfields);
     qtest_add_func("/devmem-nic/tx/gather-csum", test_tx_gather_csum);
     qtest_add_func("/devmem-nic/tx/cpl-ring-full", test_tx_cpl_ring_full);
+    qtest_add_func("/devmem-nic/tx/csum-udp-zero", test_tx_csum_udp_zero);
+    qtest_add_func("/devmem-nic/tx/refused-offloads",
+                   test_tx_refused_offloads);
     qtest_add_func("/devmem-nic/tx/tso-ipv4", test_tso_ipv4);
     qtest_add_func("/devmem-nic/tx/tso-ipv6", test_tso_ipv6);
+    qtest_add_func("/devmem-nic/tx/tso-mss-min", test_tso_mss_min);
+    qtest_add_func("/devmem-nic/tx/bh-budget", test_tx_bh_budget);
     qtest_add_func("/devmem-nic/queue/restart", test_queue_restart);
     qtest_add_func("/devmem-nic/queue/irq", test_queue_irq);
     qtest_add_func("/devmem-nic/reset", test_reset);
     qtest_add_func("/devmem-nic/link", test_link);
+    qtest_add_func("/devmem-nic/link-down-rx", test_link_down_rx);
+    qtest_add_func("/devmem-nic/int-mask-rewrite", test_int_mask_rewrite);
     for (i = 0; i < MIS_NUM; i++) {
         g_autofree char *name = g_strdup_printf("/devmem-nic/mistake/%s",
                                                 mistake_names[i]);

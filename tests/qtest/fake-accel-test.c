@@ -278,6 +278,11 @@ static void test_engine_errors(void)
                     fa_eng_err(FACCEL_ENG_ERR_BAD_CMD));
     g_assert_cmphex(fa_engine(&s, FACCEL_ENG_OP_CRC | (1u << 12), 0, 0, 16), ==,
                     fa_eng_err(FACCEL_ENG_ERR_BAD_CMD));
+    /* bits 7:4 are reserved too (issue 17: the spec did not say so) */
+    g_assert_cmphex(fa_engine(&s, FACCEL_ENG_OP_CRC | (1u << 4), 0, 0, 16), ==,
+                    fa_eng_err(FACCEL_ENG_ERR_BAD_CMD));
+    g_assert_cmphex(fa_engine(&s, FACCEL_ENG_OP_CRC | (1u << 7), 0, 0, 16), ==,
+                    fa_eng_err(FACCEL_ENG_ERR_BAD_CMD));
     /* BAR2 operands must fit in device memory (no wrap) */
     g_assert_cmphex(fa_engine(&s, FACCEL_ENG_OP_CRC, s.mem_size - 8, 0, 16), ==,
                     fa_eng_err(FACCEL_ENG_ERR_RANGE));
@@ -385,6 +390,10 @@ static void test_memdev_bad_size(void)
                     "'driver': 'fake-accel', 'mem-size': 4096}}");
     g_assert_true(qdict_haskey(rsp, "error"));
     qobject_unref(rsp);
+    /* a failed realize leaves nothing behind: the same slot works next */
+    qtest_qmp_assert_success(qts, "{'execute': 'device_add', 'arguments': {"
+                             "'driver': 'fake-accel', 'id': 'ok', "
+                             "'mem-size': 1048576}}");
     qtest_quit(qts);
 }
 
@@ -491,6 +500,38 @@ static void find_two(QPCIDevice *dev, int devfn, void *data)
  * Peer-to-peer: device A's engine DMAs into device B's BAR2, as a NIC does
  * with devmem payload; B's fault window makes those peer writes fail.
  */
+/*
+ * Moving an enabled window with register writes that pass through an
+ * invalid window: it stays enabled, inactive meanwhile, and is active at
+ * its new place after the last write (issue 17: it was silently disabled)
+ */
+static void test_fault_window_move(void)
+{
+    FAState s;
+
+    fa_start(&s, ",mem-size=1M");
+    set_fault(&s, 0xf0000, 0x10000, true);
+    g_assert_true(fa_rd(&s, FACCEL_REG_STATUS) & FACCEL_STATUS_FAULT_ACTIVE);
+    /* LEN first: 0xf0000 + 0x20000 is past the end of BAR2 */
+    fa_wr(&s, FACCEL_REG_FAULT_LEN, 0x20000);
+    g_assert_false(fa_rd(&s, FACCEL_REG_STATUS) & FACCEL_STATUS_FAULT_ACTIVE);
+    g_assert_cmphex(fa_rd(&s, FACCEL_REG_FAULT_CTRL), ==,
+                    FACCEL_FAULT_CTRL_ENABLE);
+    g_assert_cmphex(fa_engine(&s, FACCEL_ENG_OP_CRC, 0xf0000, 0, 16), ==,
+                    FACCEL_ENG_STATUS_DONE);
+    fa_wr(&s, FACCEL_REG_FAULT_OFF_LO, 0);
+    g_assert_true(fa_rd(&s, FACCEL_REG_STATUS) & FACCEL_STATUS_FAULT_ACTIVE);
+    g_assert_cmphex(fa_engine(&s, FACCEL_ENG_OP_CRC, 0x1f000, 0, 16), ==,
+                    fa_eng_err(FACCEL_ENG_ERR_FAULT));
+    g_assert_cmphex(fa_engine(&s, FACCEL_ENG_OP_CRC, 0x20000, 0, 16), ==,
+                    FACCEL_ENG_STATUS_DONE);
+    /* setting ENABLE over invalid values is still refused */
+    set_fault(&s, 0x1000, 0x1001, true);
+    g_assert_cmphex(fa_rd(&s, FACCEL_REG_FAULT_CTRL), ==, 0);
+    g_assert_false(fa_rd(&s, FACCEL_REG_STATUS) & FACCEL_STATUS_FAULT_ACTIVE);
+    fa_stop(&s);
+}
+
 static void test_p2p(void)
 {
     const uint32_t len = 2 * FACCEL_ENG_CHUNK;
@@ -626,6 +667,7 @@ int main(int argc, char **argv)
     qtest_add_func("/fake-accel/memdev", test_memdev);
     qtest_add_func("/fake-accel/memdev-bad-size", test_memdev_bad_size);
     qtest_add_func("/fake-accel/fault-window", test_fault_window);
+    qtest_add_func("/fake-accel/fault-window-move", test_fault_window_move);
     qtest_add_func("/fake-accel/p2p", test_p2p);
     qtest_add_func("/fake-accel/migration", test_migration);
     return g_test_run();

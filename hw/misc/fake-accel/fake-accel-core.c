@@ -70,12 +70,17 @@ static bool fake_accel_fault_active(FakeAccelCore *c)
            fake_accel_fault_valid(c);
 }
 
-/* Make the overlay region match the fault registers. */
-static void fake_accel_fault_update(FakeAccelCore *c)
+/*
+ * Make the overlay region match the fault registers.  @enabling: ENABLE
+ * was just written; with invalid values it is refused (logged, cleared).
+ * Otherwise an enabled window whose OFF/LEN are (perhaps only between two
+ * register writes) invalid stays enabled but inactive until they are valid.
+ */
+static void fake_accel_fault_update(FakeAccelCore *c, bool enabling)
 {
     bool on;
 
-    if ((c->fault_ctrl & FACCEL_FAULT_CTRL_ENABLE) &&
+    if (enabling && (c->fault_ctrl & FACCEL_FAULT_CTRL_ENABLE) &&
         !fake_accel_fault_valid(c)) {
         qemu_log_mask(LOG_GUEST_ERROR,
                       "fake-accel: invalid fault window off 0x%" PRIx64
@@ -116,7 +121,7 @@ bool fake_accel_core_set_window(FakeAccelCore *c, bool on, uint64_t off,
     } else {
         c->fault_ctrl = 0;
     }
-    fake_accel_fault_update(c);
+    fake_accel_fault_update(c, true);
     return true;
 }
 
@@ -160,7 +165,7 @@ void fake_accel_core_reset(FakeAccelCore *c)
     c->fault_len = 0;
     c->fault_ctrl = 0;
     c->fault_hits = 0;
-    fake_accel_fault_update(c);
+    fake_accel_fault_update(c, false);
     trace_fake_accel_reset(c->reset_count);
 }
 
@@ -454,15 +459,15 @@ void fake_accel_core_write(FakeAccelCore *c, hwaddr addr, uint32_t val)
         break;
     case FACCEL_REG_FAULT_OFF_LO:
         c->fault_off = fake_accel_set_lo(c->fault_off, val);
-        fake_accel_fault_update(c);
+        fake_accel_fault_update(c, false);
         break;
     case FACCEL_REG_FAULT_OFF_HI:
         c->fault_off = fake_accel_set_hi(c->fault_off, val);
-        fake_accel_fault_update(c);
+        fake_accel_fault_update(c, false);
         break;
     case FACCEL_REG_FAULT_LEN:
         c->fault_len = val;
-        fake_accel_fault_update(c);
+        fake_accel_fault_update(c, false);
         break;
     case FACCEL_REG_FAULT_CTRL:
         if (val & ~FACCEL_FAULT_CTRL_ENABLE) {
@@ -470,7 +475,7 @@ void fake_accel_core_write(FakeAccelCore *c, hwaddr addr, uint32_t val)
                           "fake-accel: reserved FAULT_CTRL bits 0x%x\n", val);
         }
         c->fault_ctrl = val & FACCEL_FAULT_CTRL_ENABLE;
-        fake_accel_fault_update(c);
+        fake_accel_fault_update(c, true);
         break;
     case FACCEL_REG_FAULT_HITS:
         c->fault_hits = 0;
@@ -489,7 +494,7 @@ static int fake_accel_core_post_load(void *opaque, int version_id)
 
     /* Untrusted input: re-validate and rebuild the fault overlay. */
     c->fault_ctrl &= FACCEL_FAULT_CTRL_ENABLE;
-    fake_accel_fault_update(c);
+    fake_accel_fault_update(c, false);
     return 0;
 }
 

@@ -80,7 +80,7 @@ static void fake_accel_write_config(PCIDevice *pdev, uint32_t addr,
 
 static bool fake_accel_init_memory(FakeAccelState *s, Error **errp)
 {
-    MemoryRegion *ram;
+    MemoryRegion *ram = NULL;
 
     if (s->hostmem) {
         if (host_memory_backend_is_mapped(s->hostmem)) {
@@ -121,7 +121,13 @@ static void fake_accel_realize(PCIDevice *pdev, Error **errp)
 {
     FakeAccelState *s = FAKE_ACCEL(pdev);
 
+    /* the steps that can fail come first: nothing to undo after them */
+    if (pcie_endpoint_cap_init(pdev, FACCEL_PCIE_CAP_OFF) < 0) {
+        error_setg(errp, "fake-accel: PCIe capability init failed");
+        return;
+    }
     if (!fake_accel_init_memory(s, errp)) {
+        pcie_cap_exit(pdev);
         return;
     }
 
@@ -133,11 +139,6 @@ static void fake_accel_realize(PCIDevice *pdev, Error **errp)
                      PCI_BASE_ADDRESS_SPACE_MEMORY |
                      PCI_BASE_ADDRESS_MEM_TYPE_64 |
                      PCI_BASE_ADDRESS_MEM_PREFETCH, &s->bar2);
-
-    if (pcie_endpoint_cap_init(pdev, FACCEL_PCIE_CAP_OFF) < 0) {
-        error_setg(errp, "fake-accel: PCIe capability init failed");
-        return;
-    }
     pcie_cap_flr_init(pdev);
 }
 

@@ -13,14 +13,18 @@
 #include "hw/pci/pci_device.h"
 #include "hw/pci/msix.h"
 #include "migration/vmstate.h"
+#include "net/checksum.h"
+#include "net/eth.h"
+#include "system/runstate.h"
 #include "devmem-nic-core.h"
 #include "devmem-nic-regs.h"
 #include "trace.h"
 
 #define DMNIC_MIN_FRAME         14
-#define DMNIC_PROTO_TCP         6
-#define DMNIC_PROTO_UDP         17
 #define DMNIC_TX_BUF_SIZE       DMNIC_TSO_MAX_FRAME
+#define DMNIC_TCP_CSUM_OFF      16      /* checksum field in the TCP header */
+/* frames put on the wire per queue and TX bottom-half run (see tx_bh) */
+#define DMNIC_TX_BURST          256
 
 static const uint8_t dmnic_default_rss_key[DMNIC_RSS_KEY_SIZE] = {
     0x6d, 0x5a, 0x56, 0xda, 0x25, 0x5b, 0x0e, 0xc2,
@@ -201,31 +205,6 @@ static uint16_t dmnic_csum_fold(uint64_t sum)
     return sum;
 }
 
-static uint32_t dmnic_toeplitz(const uint8_t *key, const uint8_t *in,
-                               size_t n)
-{
-    uint32_t hash = 0;
-    uint32_t v = ldl_be_p(key);
-    size_t i;
-    int b;
-
-    for (i = 0; i < n; i++) {
-        for (b = 7; b >= 0; b--) {
-            unsigned kbit = 32 + i * 8 + (7 - b);
-
-            if (in[i] & (1 << b)) {
-                hash ^= v;
-            }
-            v <<= 1;
-            if (kbit < DMNIC_RSS_KEY_SIZE * 8 &&
-                (key[kbit / 8] >> (7 - kbit % 8)) & 1) {
-                v |= 1;
-            }
-        }
-    }
-    return hash;
-}
-
 /* ------------------------------------------------------------------ */
 /* RX parsing                                                          */
 /* ------------------------------------------------------------------ */
@@ -257,17 +236,17 @@ static void dmnic_parse_l4(DmnicPkt *p, const uint8_t *buf, uint8_t proto)
     uint64_t sum;
     size_t l4len;
 
-    if (proto == DMNIC_PROTO_TCP && off + 20 <= p->ip_end) {
+    if (proto == IP_PROTO_TCP && off + 20 <= p->ip_end) {
         size_t doff = (buf[off + 12] >> 4) * 4;
 
         if (doff < 20 || off + doff > p->ip_end) {
             return;
         }
-        p->l4 = DMNIC_PROTO_TCP;
+        p->l4 = IP_PROTO_TCP;
         p->hdr_len = off + doff;
         p->flags |= DMNIC_RXC_F_TCP;
-    } else if (proto == DMNIC_PROTO_UDP && off + 8 <= p->ip_end) {
-        p->l4 = DMNIC_PROTO_UDP;
+    } else if (proto == IP_PROTO_UDP && off + 8 <= p->ip_end) {
+        p->l4 = IP_PROTO_UDP;
         p->hdr_len = off + 8;
         p->flags |= DMNIC_RXC_F_UDP;
     } else {
@@ -277,7 +256,7 @@ static void dmnic_parse_l4(DmnicPkt *p, const uint8_t *buf, uint8_t proto)
     p->sport = lduw_be_p(buf + off);
     p->dport = lduw_be_p(buf + off + 2);
 
-    if (proto == DMNIC_PROTO_UDP && p->l3 == 4 && !lduw_be_p(buf + off + 6)) {
+    if (proto == IP_PROTO_UDP && p->l3 == 4 && !lduw_be_p(buf + off + 6)) {
         return;     /* UDP over IPv4 without checksum */
     }
     l4len = p->ip_end - off;
@@ -299,7 +278,7 @@ static void dmnic_parse(DmnicPkt *p, const uint8_t *buf, size_t len)
     p->len = len;
     p->rule = -1;
 
-    for (tags = 0; tags < 2 && (et == 0x8100 || et == 0x88a8) &&
+    for (tags = 0; tags < 2 && (et == ETH_P_VLAN || et == ETH_P_DVLAN) &&
                    off + 4 <= len; tags++) {
         if (!tags) {
             p->vlan_tci = lduw_be_p(buf + off);
@@ -310,7 +289,7 @@ static void dmnic_parse(DmnicPkt *p, const uint8_t *buf, size_t len)
     }
 
     p->l3_off = off;
-    if (et == 0x0800 && off + 20 <= len) {
+    if (et == ETH_P_IP && off + 20 <= len) {
         const uint8_t *ip = buf + off;
         size_t ihl = (ip[0] & 0xf) * 4;
         size_t tot = lduw_be_p(ip + 2);
@@ -327,12 +306,12 @@ static void dmnic_parse(DmnicPkt *p, const uint8_t *buf, size_t len)
         p->daddr = ip + 16;
         p->alen = 4;
         p->l4_off = off + ihl;
-        if (lduw_be_p(ip + 6) & 0x3fff) {
+        if (lduw_be_p(ip + 6) & (IP_MF | IP_OFFMASK)) {
             p->flags |= DMNIC_RXC_F_FRAG;
             return;
         }
         dmnic_parse_l4(p, buf, ip[9]);
-    } else if (et == 0x86dd && off + 40 <= len) {
+    } else if (et == ETH_P_IPV6 && off + 40 <= len) {
         const uint8_t *ip = buf + off;
         size_t pos = off + 40;
         uint8_t nh = ip[6];
@@ -350,17 +329,19 @@ static void dmnic_parse(DmnicPkt *p, const uint8_t *buf, size_t len)
         for (n = 0; n < 8; n++) {
             size_t hl;
 
-            if (nh == 44) {
+            if (nh == IP6_FRAGMENT) {
                 p->flags |= DMNIC_RXC_F_FRAG;
                 return;
             }
-            if (nh != 0 && nh != 43 && nh != 60 && nh != 51) {
+            if (nh != IP6_HOP_BY_HOP && nh != IP6_ROUTING &&
+                nh != IP6_DESTINATON && nh != IP6_AUTHENTICATION) {
                 break;
             }
             if (pos + 8 > p->ip_end) {
                 return;
             }
-            hl = nh == 51 ? (buf[pos + 1] + 2) * 4 : (buf[pos + 1] + 1) * 8;
+            hl = nh == IP6_AUTHENTICATION ? (buf[pos + 1] + 2) * 4 :
+                                            (buf[pos + 1] + 1) * 8;
             nh = buf[pos];
             pos += hl;
         }
@@ -442,9 +423,9 @@ static unsigned dmnic_hash_type(const DmnicPkt *p)
         return DMNIC_RSS_TYPE_NONE;
     }
     t = p->l3 == 4 ? DMNIC_RSS_TYPE_IPV4 : DMNIC_RSS_TYPE_IPV6;
-    if (p->l4 == DMNIC_PROTO_TCP) {
+    if (p->l4 == IP_PROTO_TCP) {
         t += DMNIC_RSS_TYPE_IPV4_TCP - DMNIC_RSS_TYPE_IPV4;
-    } else if (p->l4 == DMNIC_PROTO_UDP) {
+    } else if (p->l4 == IP_PROTO_UDP) {
         t += DMNIC_RSS_TYPE_IPV4_UDP - DMNIC_RSS_TYPE_IPV4;
     }
     return t;
@@ -454,6 +435,7 @@ static void dmnic_rss(DevmemNicCore *core, DmnicPkt *p)
 {
     uint8_t in[36], x[16];
     const uint8_t *sa = p->saddr, *da = p->daddr;
+    net_toeplitz_key key;
     uint16_t sp = p->sport, dp = p->dport;
     unsigned t = dmnic_hash_type(p);
     size_t n = 0, i;
@@ -489,7 +471,8 @@ static void dmnic_rss(DevmemNicCore *core, DmnicPkt *p)
         stw_be_p(in + n, dp);
         n += 2;
     }
-    p->hash = dmnic_toeplitz(core->rss_key, in, n);
+    net_toeplitz_key_init(&key, core->rss_key);
+    net_toeplitz_add(&p->hash, in, n, &key);
     p->rss_type = (f & DMNIC_RSS_HF_L4) ? t : dmnic_hash_type_ip(t);
     p->flags |= DMNIC_RXC_F_RSS;
 }
@@ -506,8 +489,8 @@ static bool dmnic_rule_match(const uint32_t *w, DmnicPkt *p)
     if (!!(ctrl & DMNIC_FS_CTRL_IPV6) != (p->l3 == 6)) {
         return false;
     }
-    if ((l4 == DMNIC_FS_L4_TCP && p->l4 != DMNIC_PROTO_TCP) ||
-        (l4 == DMNIC_FS_L4_UDP && p->l4 != DMNIC_PROTO_UDP) ||
+    if ((l4 == DMNIC_FS_L4_TCP && p->l4 != IP_PROTO_TCP) ||
+        (l4 == DMNIC_FS_L4_UDP && p->l4 != IP_PROTO_UDP) ||
         l4 > DMNIC_FS_L4_UDP) {
         return false;
     }
@@ -609,6 +592,25 @@ typedef struct DmnicRxBuf {
     uint32_t used;
 } DmnicRxBuf;
 
+/*
+ * All device DMA of queue pair @qi goes through these two: they own the
+ * fault-injection hook (x-fault-dma-read/-write) and return whether the
+ * transfer worked.
+ */
+static bool dmnic_dma_read(DevmemNicCore *core, unsigned qi, dma_addr_t a,
+                           void *buf, dma_addr_t len)
+{
+    return !devmem_nic_fault_dma(core, qi, false) &&
+           pci_dma_read(core->owner, a, buf, len) == MEMTX_OK;
+}
+
+static bool dmnic_dma_write(DevmemNicCore *core, unsigned qi, dma_addr_t a,
+                            const void *buf, dma_addr_t len)
+{
+    return !devmem_nic_fault_dma(core, qi, true) &&
+           pci_dma_write(core->owner, a, buf, len) == MEMTX_OK;
+}
+
 /* Reads and validates the RX descriptor at ring index idx. */
 static bool dmnic_read_rxd(DevmemNicCore *core, unsigned qi, int ring,
                            uint32_t idx, DmnicRxBuf *b)
@@ -617,8 +619,7 @@ static bool dmnic_read_rxd(DevmemNicCore *core, unsigned qi, int ring,
     uint8_t d[DMNIC_RXD_SIZE];
     dma_addr_t a = dmnic_ring_addr(r, idx, DMNIC_RXD_SIZE);
 
-    if (devmem_nic_fault_dma(core, qi, false) ||
-        pci_dma_read(core->owner, a, d, sizeof(d)) != MEMTX_OK) {
+    if (!dmnic_dma_read(core, qi, a, d, sizeof(d))) {
         dmnic_queue_error(core, qi, false, DMNIC_QERR_DMA,
                           "%s descriptor read at 0x%" PRIx64 " failed",
                           dmnic_ring_names[ring], (uint64_t)a);
@@ -646,8 +647,7 @@ static bool dmnic_read_rxd(DevmemNicCore *core, unsigned qi, int ring,
 static bool dmnic_rx_dma_write(DevmemNicCore *core, unsigned qi, uint64_t a,
                                const void *buf, size_t len)
 {
-    if (devmem_nic_fault_dma(core, qi, true) ||
-        pci_dma_write(core->owner, a, buf, len) != MEMTX_OK) {
+    if (!dmnic_dma_write(core, qi, a, buf, len)) {
         dmnic_queue_error(core, qi, false, DMNIC_QERR_DMA,
                           "write of %zu bytes at 0x%" PRIx64 " failed",
                           len, a);
@@ -670,14 +670,13 @@ static bool dmnic_write_cpl(DevmemNicCore *core, unsigned qi, bool tx,
     if (devmem_nic_fault_cpl(core, qi, tx, c, size)) {
         return true;        /* lost on purpose (fault injection) */
     }
-    if (devmem_nic_fault_dma(core, qi, true) ||
-        pci_dma_write(core->owner, a, c, size - 4) != MEMTX_OK) {
-        goto fail;
-    }
-    /* the flags dword (with GEN) must become visible last */
-    smp_wmb();
-    if (pci_dma_write(core->owner, a + size - 4, c + size - 4, 4) !=
-        MEMTX_OK) {
+    /*
+     * The flags dword (with GEN) must become visible last: one 32-bit
+     * store after the rest (pci_dma_* order their accesses, dma_barrier())
+     */
+    if (!dmnic_dma_write(core, qi, a, c, size - 4) ||
+        stl_le_pci_dma(core->owner, a + size - 4, ldl_le_p(c + size - 4),
+                       MEMTXATTRS_UNSPECIFIED) != MEMTX_OK) {
         goto fail;
     }
     r->dev = (r->dev + 1) & (r->size - 1);
@@ -829,6 +828,7 @@ nobuf:
 ssize_t devmem_nic_core_receive(DevmemNicCore *core, const uint8_t *buf,
                                 size_t size)
 {
+    DmnicRxSteer st;
     DmnicPkt p;
     int qi;
 
@@ -853,11 +853,20 @@ ssize_t devmem_nic_core_receive(DevmemNicCore *core, const uint8_t *buf,
         trace_devmem_nic_rx_disabled(qi, size);
         return size;
     }
-    if (devmem_nic_fault_rx(core, qi, buf, size, &p, sizeof(p))) {
+    st.flags = p.flags & (DMNIC_RXC_F_RSS | DMNIC_RXC_F_FS_MATCH);
+    st.hash = p.hash;
+    st.rss_type = p.rss_type;
+    st.rule = p.rule;
+    switch (devmem_nic_fault_rx(core, qi, buf, size, &st)) {
+    case DMNIC_FAULT_DROP:
+        core->q[qi].stats[DMNIC_QS_RX_DROP_NOBUF]++;
+        return size;
+    case DMNIC_FAULT_HELD:
+        return size;
+    default:
+        dmnic_rx_deliver(core, qi, buf, &p);
         return size;
     }
-    dmnic_rx_deliver(core, qi, buf, &p);
-    return size;
 }
 
 /* ------------------------------------------------------------------ */
@@ -900,14 +909,21 @@ static bool dmnic_tx_tso(DevmemNicCore *core, unsigned qi, size_t len,
     unsigned i;
 
     dmnic_parse(&p, buf, len);
-    if (p.l4 != DMNIC_PROTO_TCP || d0->csum_start != p.l4_off || !mss ||
+    if (p.l4 != IP_PROTO_TCP || d0->csum_start != p.l4_off ||
+        d0->csum_offset != DMNIC_TCP_CSUM_OFF || mss < DMNIC_TSO_MSS_MIN ||
         p.hdr_len + mss > DMNIC_TSO_MAX_SEG || p.ip_end != len) {
         dmnic_queue_error(core, qi, true, DMNIC_QERR_BAD_DESC,
                           "TSO on a frame that is not plain TCP (l4 %u, "
-                          "csum_start %u/%zu, mss %zu, ip end %zu/%zu)",
-                          p.l4, d0->csum_start, p.l4_off, mss, p.ip_end,
-                          len);
+                          "csum_start %u/%zu, csum_offset %u, mss %zu, "
+                          "ip end %zu/%zu)", p.l4, d0->csum_start, p.l4_off,
+                          d0->csum_offset, mss, p.ip_end, len);
         return false;
+    }
+    if (!send) {
+        /* link down: nothing goes on the wire, nothing to segment */
+        *nseg = 1;
+        *wire = len;
+        return true;
     }
     h = p.hdr_len;
     pay = len - h;
@@ -932,21 +948,21 @@ static bool dmnic_tx_tso(DevmemNicCore *core, unsigned qi, size_t len,
             stw_be_p(ip + 2, h - p.l3_off + seg);
             stw_be_p(ip + 4, ip_id + i);
             stw_be_p(ip + 10, 0);
-            stw_be_p(ip + 10, ~dmnic_csum_fold(dmnic_csum_add(0, ip, ihl)));
+            stw_be_p(ip + 10, net_raw_checksum(ip, ihl));
         } else {
             stw_be_p(ip + 4, h - p.l3_off - 40 + seg);
         }
         stl_be_p(tcp + 4, seq + off);
         if (off + seg < pay) {
-            tcp[13] &= ~0x09;       /* FIN, PSH: last segment only */
+            tcp[13] &= ~(TH_FIN | TH_PUSH);     /* last segment only */
         }
         if (i) {
-            tcp[13] &= ~0x80;       /* CWR: first segment only */
+            tcp[13] &= ~TH_CWR;                 /* first segment only */
         }
         stw_be_p(tcp + 16, 0);
         sum = dmnic_csum_add(0, p.saddr, p.alen);
         sum = dmnic_csum_add(sum, p.daddr, p.alen);
-        sum += DMNIC_PROTO_TCP + tcplen;
+        sum += IP_PROTO_TCP + tcplen;
         sum = dmnic_csum_add(sum, tcp, tcplen);
         stw_be_p(tcp + 16, ~dmnic_csum_fold(sum));
         if (send) {
@@ -980,7 +996,13 @@ static void dmnic_check_txd_rsvd(DevmemNicCore *core, unsigned qi,
                   "(logged once per TX enable)\n", qi, idx, rsvd);
 }
 
-static void dmnic_tx_process(DevmemNicCore *core, unsigned qi)
+/*
+ * Sends and completes packets of queue @qi until the ring has no complete
+ * packet, the completion ring is full, an error stops the queue, or
+ * @budget frames went on the wire.  Returns true in the last case: the
+ * caller runs it again later.
+ */
+static bool dmnic_tx_process(DevmemNicCore *core, unsigned qi, int budget)
 {
     DmnicQueue *q = &core->q[qi];
     DmnicRing *txd = &q->ring[DMNIC_RING_TXD];
@@ -1007,14 +1029,13 @@ static void dmnic_tx_process(DevmemNicCore *core, unsigned qi)
                 dmnic_queue_error(core, qi, true, DMNIC_QERR_TX_TOO_LONG,
                                   "packet at %u has more than %u descriptors",
                                   txd->dev, DMNIC_TX_MAX_DESC_PER_PKT);
-                return;
+                return false;
             }
-            if (devmem_nic_fault_dma(core, qi, false) ||
-                pci_dma_read(core->owner, a, raw, sizeof(raw)) != MEMTX_OK) {
+            if (!dmnic_dma_read(core, qi, a, raw, sizeof(raw))) {
                 dmnic_queue_error(core, qi, true, DMNIC_QERR_DMA,
                                   "descriptor read at 0x%" PRIx64 " failed",
                                   (uint64_t)a);
-                return;
+                return false;
             }
             d[n].addr = ldq_le_p(raw + DMNIC_TXD_ADDR);
             d[n].len = ldl_le_p(raw + DMNIC_TXD_LEN);
@@ -1028,29 +1049,28 @@ static void dmnic_tx_process(DevmemNicCore *core, unsigned qi)
                 dmnic_queue_error(core, qi, true, DMNIC_QERR_BAD_DESC,
                                   "descriptor %u length %u flags 0x%x", idx,
                                   d[n].len, d[n].flags);
-                return;
+                return false;
             }
             total += d[n].len;
             eop = d[n].flags & DMNIC_TXD_F_EOP;
             n++;
         }
         if (!eop) {
-            return;     /* wait for the rest of the packet */
+            return false;     /* wait for the rest of the packet */
         }
         if (total > DMNIC_TSO_MAX_FRAME) {
             dmnic_queue_error(core, qi, true, DMNIC_QERR_TX_TOO_LONG,
                               "packet at %u is %zu bytes", txd->dev, total);
-            return;
+            return false;
         }
         len = 0;
         for (i = 0; i < n; i++) {
-            if (devmem_nic_fault_dma(core, qi, false) ||
-                pci_dma_read(core->owner, d[i].addr, core->tx_buf + len,
-                             d[i].len) != MEMTX_OK) {
+            if (!dmnic_dma_read(core, qi, d[i].addr, core->tx_buf + len,
+                                d[i].len)) {
                 dmnic_queue_error(core, qi, true, DMNIC_QERR_DMA,
                                   "data read of %u bytes at 0x%" PRIx64
                                   " failed", d[i].len, d[i].addr);
-                return;
+                return false;
             }
             len += d[i].len;
         }
@@ -1060,10 +1080,15 @@ static void dmnic_tx_process(DevmemNicCore *core, unsigned qi)
         }
         if (d[0].flags & DMNIC_TXD_F_TSO) {
             if (!dmnic_tx_tso(core, qi, len, &d[0], link, &nseg, &wire)) {
-                return;
+                return false;
             }
             q->stats[DMNIC_QS_TX_TSO]++;
         } else {
+            if (len > DMNIC_TX_MAX_FRAME) {
+                dmnic_queue_error(core, qi, true, DMNIC_QERR_TX_TOO_LONG,
+                                  "packet at %u is %zu bytes", txd->dev, len);
+                return false;
+            }
             if (d[0].flags & DMNIC_TXD_F_CSUM) {
                 size_t start = d[0].csum_start;
                 size_t field = start + d[0].csum_offset;
@@ -1072,18 +1097,14 @@ static void dmnic_tx_process(DevmemNicCore *core, unsigned qi)
                     dmnic_queue_error(core, qi, true, DMNIC_QERR_TX_TOO_LONG,
                                       "checksum field at %zu outside %zu "
                                       "bytes", field, len);
-                    return;
+                    return false;
                 }
-                stw_be_p(core->tx_buf + field, 0xffff &
-                         ~dmnic_csum_fold(dmnic_csum_add(0,
-                                                         core->tx_buf + start,
-                                                         len - start)));
+                /* as Linux: a result of 0 is sent as 0xffff */
+                stw_be_p(core->tx_buf + field, net_checksum_finish_nozero(
+                         dmnic_csum_fold(dmnic_csum_add(0,
+                                                        core->tx_buf + start,
+                                                        len - start))));
                 q->stats[DMNIC_QS_TX_CSUM]++;
-            }
-            if (len > DMNIC_TX_MAX_FRAME) {
-                dmnic_queue_error(core, qi, true, DMNIC_QERR_TX_TOO_LONG,
-                                  "packet at %u is %zu bytes", txd->dev, len);
-                return;
             }
             if (link) {
                 dmnic_tx_send(core, core->tx_buf, len);
@@ -1100,7 +1121,7 @@ static void dmnic_tx_process(DevmemNicCore *core, unsigned qi)
         stl_le_p(c + DMNIC_TXC_STATUS, status);
         if (!dmnic_write_cpl(core, qi, true, txc, c, DMNIC_TXC_SIZE,
                              q->tx_gen)) {
-            return;
+            return false;
         }
         txd->dev = (txd->dev + n) & (txd->size - 1);
         if (status == DMNIC_TXC_S_OK) {
@@ -1108,6 +1129,64 @@ static void dmnic_tx_process(DevmemNicCore *core, unsigned qi)
             q->stats[DMNIC_QS_TX_BYTES] += wire;
         }
         dmnic_queue_event(core, qi, DMNIC_Q_INT_TX);
+        budget -= MAX(nseg, 1);
+        if (budget <= 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/*
+ * TX runs in a bottom half, never in the doorbell's MMIO write: a guest
+ * cannot hold the BQL with one register write (a full ring of TSO
+ * super-frames is millions of frames).  Each run sends at most
+ * DMNIC_TX_BURST frames per queue and re-arms itself while a queue has
+ * more; like virtio-net's tx_bh it does nothing while the VM is stopped.
+ */
+static void dmnic_tx_schedule(DevmemNicCore *core, unsigned qi)
+{
+    core->tx_pending |= 1ull << qi;
+    qemu_bh_schedule(core->tx_bh);
+}
+
+static void dmnic_tx_bh(void *opaque)
+{
+    DevmemNicCore *core = opaque;
+    uint64_t todo = core->tx_pending;
+
+    if (!runstate_is_running()) {
+        return;     /* dmnic_vm_state_change() schedules us again */
+    }
+    core->tx_pending = 0;
+    while (todo) {
+        unsigned qi = ctz64(todo);
+        bool more;
+
+        todo &= todo - 1;
+        if (qi >= core->num_queues) {
+            continue;
+        }
+        more = dmnic_tx_process(core, qi, DMNIC_TX_BURST);
+        trace_devmem_nic_tx_bh(qi, more);
+        if (more) {
+            core->tx_pending |= 1ull << qi;
+        } else {
+            devmem_nic_fault_tx_idle(core, qi);
+        }
+    }
+    if (core->tx_pending) {
+        qemu_bh_schedule(core->tx_bh);
+    }
+}
+
+static void dmnic_vm_state_change(void *opaque, bool running,
+                                  RunState state)
+{
+    DevmemNicCore *core = opaque;
+
+    if (running && core->tx_pending) {
+        qemu_bh_schedule(core->tx_bh);
     }
 }
 
@@ -1115,24 +1194,23 @@ static void dmnic_tx_process(DevmemNicCore *core, unsigned qi)
 void devmem_nic_core_tx_kick(DevmemNicCore *core, unsigned qi)
 {
     if (qi < core->num_queues) {
-        dmnic_tx_process(core, qi);
+        dmnic_tx_schedule(core, qi);
     }
 }
 
 /* Fault injection: place a frame that was held back, as steered then */
 void devmem_nic_core_rx_release(DevmemNicCore *core, unsigned qi,
                                 const uint8_t *buf, size_t size,
-                                const void *pkt)
+                                const DmnicRxSteer *st)
 {
-    const DmnicPkt *held = pkt;
     DmnicPkt p;
 
     /* parsing is deterministic; the steering results are restored */
     dmnic_parse(&p, buf, size);
-    p.flags |= held->flags & (DMNIC_RXC_F_RSS | DMNIC_RXC_F_FS_MATCH);
-    p.hash = held->hash;
-    p.rss_type = held->rss_type;
-    p.rule = held->rule;
+    p.flags |= st->flags;
+    p.hash = st->hash;
+    p.rss_type = st->rss_type;
+    p.rule = st->rule;
     if (qi >= core->num_queues || !dmnic_rx_running(&core->q[qi])) {
         if (qi < core->num_queues) {
             core->q[qi].stats[DMNIC_QS_RX_DROP_DISABLED]++;
@@ -1167,12 +1245,10 @@ void devmem_nic_core_reset(DevmemNicCore *core)
 {
     uint32_t i;
 
-    core->ctrl = 0;
     core->int_cause = 0;
     core->int_mask = 0;
     core->rss_ctrl = DMNIC_RSS_CTRL_ENABLE;
     dmnic_rss_fields_write(core, DMNIC_RSS_F_ALL);
-    core->rss_fields = DMNIC_RSS_F_ALL;
     core->default_queue = 0;
     memcpy(core->rss_key, dmnic_default_rss_key, sizeof(core->rss_key));
     dmnic_rss_tables_reset(core);
@@ -1181,6 +1257,7 @@ void devmem_nic_core_reset(DevmemNicCore *core)
     memset(core->fs_rules, 0, sizeof(core->fs_rules));
     memset(core->gstats, 0, sizeof(core->gstats));
     core->badq_logged = false;
+    core->tx_pending = 0;
     for (i = 0; i < DMNIC_MAX_QUEUES; i++) {
         dmnic_queue_reset(&core->q[i]);
     }
@@ -1293,6 +1370,23 @@ static uint32_t dmnic_err_qmap(DevmemNicCore *core, unsigned first)
     return v;
 }
 
+/*
+ * The flow rule data word at @addr, or -1 if @addr is not a rule data
+ * register (0x618 and 0x61c, between FS_PORTS_MASK and FS_SRC_IP, are
+ * undefined)
+ */
+static int dmnic_fs_word(hwaddr addr)
+{
+    int w;
+
+    if (addr < DMNIC_REG_FS_CTRL ||
+        addr >= DMNIC_REG_FS_CTRL + DMNIC_FS_WORDS * 4) {
+        return -1;
+    }
+    w = (addr - DMNIC_REG_FS_CTRL) / 4;
+    return w > DMNIC_FSW_PORTS_MASK && w < DMNIC_FSW_SRC ? -1 : w;
+}
+
 uint64_t devmem_nic_core_read(DevmemNicCore *core, hwaddr addr, unsigned size)
 {
     uint32_t val = 0;
@@ -1322,9 +1416,8 @@ uint64_t devmem_nic_core_read(DevmemNicCore *core, hwaddr addr, unsigned size)
     } else if (addr >= DMNIC_REG_RSS_HFIELDS(1) &&
                addr < DMNIC_REG_RSS_HFIELDS(DMNIC_RSS_NUM_TYPES + 1)) {
         val = core->rss_hfields[(addr - DMNIC_REG_RSS_HFIELDS(1)) / 4];
-    } else if (addr >= DMNIC_REG_FS_CTRL &&
-               addr < DMNIC_REG_FS_CTRL + DMNIC_FS_WORDS * 4) {
-        val = core->fs_data[(addr - DMNIC_REG_FS_CTRL) / 4];
+    } else if (dmnic_fs_word(addr) >= 0) {
+        val = core->fs_data[dmnic_fs_word(addr)];
     } else {
         switch (addr) {
         case DMNIC_REG_ID:
@@ -1342,7 +1435,7 @@ uint64_t devmem_nic_core_read(DevmemNicCore *core, hwaddr addr, unsigned size)
                   DMNIC_CAPS_RSS_CTX | DMNIC_CAPS_RSS_HFIELDS;
             break;
         case DMNIC_REG_CTRL:
-            val = core->ctrl;
+            val = 0;        /* CTRL_RESET reads 0 */
             break;
         case DMNIC_REG_STATUS:
             val = devmem_nic_core_link_up(core) ? DMNIC_STATUS_LINK_UP : 0;
@@ -1431,7 +1524,7 @@ static void dmnic_write_ctrl(DevmemNicCore *core, unsigned qi, uint32_t val)
             q->ring[DMNIC_RING_TXC].dev = 0;
             q->ring[DMNIC_RING_TXC].drv = 0;
             q->tx_gen = true;
-            dmnic_tx_process(core, qi);
+            dmnic_tx_schedule(core, qi);
         }
     }
     trace_devmem_nic_queue_ctrl(qi, old, q->ctrl);
@@ -1513,7 +1606,7 @@ static bool dmnic_write_ring(DevmemNicCore *core, unsigned qi, hwaddr off,
         }
         r->drv = val;
         if (tx && enabled) {
-            dmnic_tx_process(core, qi);
+            dmnic_tx_schedule(core, qi);
         }
         return true;
     }
@@ -1543,12 +1636,16 @@ static bool dmnic_queue_write(DevmemNicCore *core, unsigned qi, hwaddr off,
     case DMNIC_Q_INT_CAUSE:
         q->int_cause &= ~val;
         return true;
-    case DMNIC_Q_INT_MASK:
+    case DMNIC_Q_INT_MASK: {
+        uint32_t old = q->int_mask;
+
         q->int_mask = val & (DMNIC_Q_INT_RX | DMNIC_Q_INT_TX);
-        if (q->int_cause & ~q->int_mask) {
+        /* only a mask bit cleared over a pending cause sends */
+        if (q->int_cause & old & ~q->int_mask) {
             dmnic_notify(core, qi);
         }
         return true;
+    }
     }
     return false;
 }
@@ -1593,7 +1690,13 @@ static void dmnic_fs_cmd(DevmemNicCore *core, uint32_t cmd)
     uint32_t *rule;
 
     if (cmd == DMNIC_FS_CMD_CLEAR_ALL) {
+        /* does not use FS_INDEX */
         memset(core->fs_rules, 0, sizeof(core->fs_rules));
+        return;
+    }
+    if (cmd != DMNIC_FS_CMD_WRITE && cmd != DMNIC_FS_CMD_READ) {
+        qemu_log_mask(LOG_GUEST_ERROR, "devmem-nic: unknown flow command "
+                      "%u\n", cmd);
         return;
     }
     if (core->fs_index >= DMNIC_NUM_FS_RULES) {
@@ -1618,12 +1721,8 @@ static void dmnic_fs_cmd(DevmemNicCore *core, uint32_t cmd)
         trace_devmem_nic_fs_write(core->fs_index, rule[DMNIC_FSW_CTRL],
                                   rule[DMNIC_FSW_ACTION]);
         break;
-    case DMNIC_FS_CMD_READ:
-        memcpy(core->fs_data, rule, sizeof(core->fs_data));
-        break;
     default:
-        qemu_log_mask(LOG_GUEST_ERROR, "devmem-nic: unknown flow command "
-                      "%u\n", cmd);
+        memcpy(core->fs_data, rule, sizeof(core->fs_data));
         break;
     }
 }
@@ -1660,9 +1759,8 @@ void devmem_nic_core_write(DevmemNicCore *core, hwaddr addr, uint64_t val64,
                addr < DMNIC_REG_RSS_HFIELDS(DMNIC_RSS_NUM_TYPES + 1)) {
         dmnic_rss_set_hfields(core, (addr - DMNIC_REG_RSS_HFIELDS(1)) / 4 + 1,
                               val);
-    } else if (addr >= DMNIC_REG_FS_CTRL &&
-               addr < DMNIC_REG_FS_CTRL + DMNIC_FS_WORDS * 4) {
-        core->fs_data[(addr - DMNIC_REG_FS_CTRL) / 4] = val;
+    } else if (dmnic_fs_word(addr) >= 0) {
+        core->fs_data[dmnic_fs_word(addr)] = val;
     } else {
         switch (addr) {
         case DMNIC_REG_CTRL:
@@ -1673,12 +1771,15 @@ void devmem_nic_core_write(DevmemNicCore *core, hwaddr addr, uint64_t val64,
         case DMNIC_REG_INT_CAUSE:
             core->int_cause &= ~val;
             break;
-        case DMNIC_REG_INT_MASK:
+        case DMNIC_REG_INT_MASK: {
+            uint32_t old = core->int_mask;
+
             core->int_mask = val & (DMNIC_INT_LINK | DMNIC_INT_QERR);
-            if (core->int_cause & ~core->int_mask) {
+            if (core->int_cause & old & ~core->int_mask) {
                 dmnic_notify(core, core->num_queues);
             }
             break;
+        }
         case DMNIC_REG_RSS_CTRL:
             core->rss_ctrl = val & (DMNIC_RSS_CTRL_ENABLE |
                                     DMNIC_RSS_CTRL_SYM_XOR);
@@ -1713,12 +1814,26 @@ void devmem_nic_core_write(DevmemNicCore *core, hwaddr addr, uint64_t val64,
 
 void devmem_nic_core_realize(DevmemNicCore *core)
 {
+    DeviceState *dev = DEVICE(core->owner);
+
     core->tx_buf = g_malloc0(DMNIC_TX_BUF_SIZE);
     core->tx_seg = g_malloc0(DMNIC_TSO_MAX_SEG + 1);
+    core->tx_bh = qemu_bh_new_guarded(dmnic_tx_bh, core,
+                                      &dev->mem_reentrancy_guard);
+    core->vmse = qemu_add_vm_change_state_handler(dmnic_vm_state_change,
+                                                  core);
 }
 
 void devmem_nic_core_unrealize(DevmemNicCore *core)
 {
+    if (core->vmse) {
+        qemu_del_vm_change_state_handler(core->vmse);
+        core->vmse = NULL;
+    }
+    if (core->tx_bh) {
+        qemu_bh_delete(core->tx_bh);
+        core->tx_bh = NULL;
+    }
     g_free(core->tx_buf);
     core->tx_buf = NULL;
     g_free(core->tx_seg);
@@ -1758,93 +1873,20 @@ static const VMStateDescription vmstate_dmnic_queue = {
     },
 };
 
-/*
- * RSS 1.1 state (hash fields per type, context tables) travels in a
- * subsection, sent only when it differs from what the 1.0 state implies.
- */
-static bool dmnic_rss_ext_needed(void *opaque)
+/* an incoming stream must not make a running ring inconsistent */
+static int dmnic_core_post_load(void *opaque, int version_id)
 {
     DevmemNicCore *core = opaque;
-    uint32_t hfields[DMNIC_RSS_NUM_TYPES];
-    unsigned c, i;
-    bool needed = false;
+    unsigned qi, c;
+    int i;
 
-    dmnic_rss_fields_expand(dmnic_rss_fields_read(core), hfields);
-    needed = memcmp(hfields, core->rss_hfields, sizeof(hfields)) != 0;
-    for (c = 1; c < DMNIC_RSS_NUM_CTX && !needed; c++) {
-        for (i = 0; i < DMNIC_RSS_INDIR_SIZE; i++) {
-            if (dmnic_rss_table(core, c)[i] != i % core->num_queues) {
-                needed = true;
-                break;
-            }
-        }
-    }
-    return needed;
-}
-
-static int dmnic_rss_ext_post_load(void *opaque, int version_id)
-{
-    DevmemNicCore *core = opaque;
-    unsigned c, i;
-
+    /* only values a register write could have produced */
     for (i = 1; i <= DMNIC_RSS_NUM_TYPES; i++) {
         dmnic_rss_set_hfields(core, i, core->rss_hfields[i - 1]);
     }
     for (c = 1; c < DMNIC_RSS_NUM_CTX; c++) {
         for (i = 0; i < DMNIC_RSS_INDIR_SIZE; i++) {
             dmnic_rss_table(core, c)[i] &= DMNIC_RSS_INDIR_QUEUE_MASK;
-        }
-    }
-    core->rss_ext_loaded = true;
-    return 0;
-}
-
-static const VMStateDescription vmstate_dmnic_rss_ext = {
-    .name = "devmem-nic-core/rss-ext",
-    .version_id = 1,
-    .minimum_version_id = 1,
-    .needed = dmnic_rss_ext_needed,
-    .post_load = dmnic_rss_ext_post_load,
-    .fields = (const VMStateField[]) {
-        VMSTATE_UINT32_ARRAY(rss_hfields, DevmemNicCore, DMNIC_RSS_NUM_TYPES),
-        VMSTATE_UINT32_2DARRAY(rss_ctx_indir, DevmemNicCore,
-                               DMNIC_RSS_NUM_CTX - 1, DMNIC_RSS_INDIR_SIZE),
-        VMSTATE_END_OF_LIST()
-    },
-};
-
-static int dmnic_core_pre_save(void *opaque)
-{
-    DevmemNicCore *core = opaque;
-
-    core->rss_fields = dmnic_rss_fields_read(core);
-    return 0;
-}
-
-static int dmnic_core_pre_load(void *opaque)
-{
-    DevmemNicCore *core = opaque;
-
-    core->rss_ext_loaded = false;
-    return 0;
-}
-
-/* an incoming stream must not make a running ring inconsistent */
-static int dmnic_core_post_load(void *opaque, int version_id)
-{
-    DevmemNicCore *core = opaque;
-    unsigned qi;
-    int i;
-
-    if (!core->rss_ext_loaded) {
-        /* no subsection: the state is what the 1.0 registers say */
-        dmnic_rss_fields_write(core, core->rss_fields);
-        for (i = 1; i < DMNIC_RSS_NUM_CTX; i++) {
-            unsigned e;
-
-            for (e = 0; e < DMNIC_RSS_INDIR_SIZE; e++) {
-                dmnic_rss_table(core, i)[e] = e % core->num_queues;
-            }
         }
     }
 
@@ -1862,6 +1904,13 @@ static int dmnic_core_post_load(void *opaque, int version_id)
             }
         }
     }
+    /* TX posted on the source but not yet processed: run it here */
+    core->tx_pending = 0;
+    for (qi = 0; qi < core->num_queues; qi++) {
+        if (dmnic_tx_running(&core->q[qi])) {
+            dmnic_tx_schedule(core, qi);
+        }
+    }
     return 0;
 }
 
@@ -1869,18 +1918,19 @@ const VMStateDescription vmstate_devmem_nic_core = {
     .name = "devmem-nic-core",
     .version_id = 1,
     .minimum_version_id = 1,
-    .pre_save = dmnic_core_pre_save,
-    .pre_load = dmnic_core_pre_load,
     .post_load = dmnic_core_post_load,
     .fields = (const VMStateField[]) {
-        VMSTATE_UINT32(ctrl, DevmemNicCore),
+        /* the destination must have as many queue pairs */
+        VMSTATE_UINT32_EQUAL(num_queues, DevmemNicCore, NULL),
         VMSTATE_UINT32(int_cause, DevmemNicCore),
         VMSTATE_UINT32(int_mask, DevmemNicCore),
         VMSTATE_UINT32(rss_ctrl, DevmemNicCore),
-        VMSTATE_UINT32(rss_fields, DevmemNicCore),
         VMSTATE_UINT32(default_queue, DevmemNicCore),
         VMSTATE_UINT8_ARRAY(rss_key, DevmemNicCore, DMNIC_RSS_KEY_SIZE),
         VMSTATE_UINT32_ARRAY(rss_indir, DevmemNicCore, DMNIC_RSS_INDIR_SIZE),
+        VMSTATE_UINT32_ARRAY(rss_hfields, DevmemNicCore, DMNIC_RSS_NUM_TYPES),
+        VMSTATE_UINT32_2DARRAY(rss_ctx_indir, DevmemNicCore,
+                               DMNIC_RSS_NUM_CTX - 1, DMNIC_RSS_INDIR_SIZE),
         VMSTATE_UINT32(fs_index, DevmemNicCore),
         VMSTATE_UINT32_ARRAY(fs_data, DevmemNicCore, DMNIC_FS_WORDS),
         VMSTATE_UINT32_ARRAY(fs_rules, DevmemNicCore,
@@ -1889,9 +1939,5 @@ const VMStateDescription vmstate_devmem_nic_core = {
         VMSTATE_STRUCT_ARRAY(q, DevmemNicCore, DMNIC_MAX_QUEUES, 1,
                              vmstate_dmnic_queue, DmnicQueue),
         VMSTATE_END_OF_LIST()
-    },
-    .subsections = (const VMStateDescription * const []) {
-        &vmstate_dmnic_rss_ext,
-        NULL
     },
 };

@@ -90,18 +90,15 @@ typedef struct DevmemNicCore {
     uint32_t num_queues;
     uint8_t mac[6];
 
-    uint32_t ctrl;
     uint32_t int_cause;
     uint32_t int_mask;
     uint32_t rss_ctrl;
-    uint32_t rss_fields;
     uint32_t default_queue;
     uint8_t rss_key[DMNIC_RSS_KEY_SIZE];
     uint32_t rss_indir[DMNIC_RSS_INDIR_SIZE];
-    /* 1.1: hashed fields per hash type, tables of RSS contexts 1..7 */
+    /* hashed fields per hash type, tables of RSS contexts 1..7 */
     uint32_t rss_hfields[DMNIC_RSS_NUM_TYPES];
     uint32_t rss_ctx_indir[DMNIC_RSS_NUM_CTX - 1][DMNIC_RSS_INDIR_SIZE];
-    bool rss_ext_loaded;    /* migration: the rss-ext subsection came in */
     uint32_t fs_index;
     uint32_t fs_data[DMNIC_FS_WORDS];
     uint32_t fs_rules[DMNIC_NUM_FS_RULES * DMNIC_FS_WORDS];
@@ -109,6 +106,11 @@ typedef struct DevmemNicCore {
     DmnicQueue q[DMNIC_MAX_QUEUES];
     /* a frame steered to a missing queue was logged; steering unchanged */
     bool badq_logged;
+
+    /* TX runs in this bottom half; bit q: queue q has TX work to look at */
+    QEMUBH *tx_bh;
+    uint64_t tx_pending;
+    VMChangeStateEntry *vmse;
 
     /* scratch buffers for TX gather and TSO segments, not migrated */
     uint8_t *tx_buf;

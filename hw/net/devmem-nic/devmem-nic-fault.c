@@ -22,7 +22,7 @@ typedef struct DmnicFaultHeld {
     int64_t due;
     size_t size;
     uint8_t *data;
-    void *pkt;
+    DmnicRxSteer st;
 } DmnicFaultHeld;
 
 static int64_t dmnic_fault_now(void)
@@ -37,7 +37,6 @@ static int64_t dmnic_fault_now(void)
 static void dmnic_fault_held_free(DmnicFaultHeld *h)
 {
     g_free(h->data);
-    g_free(h->pkt);
     g_free(h);
 }
 
@@ -63,11 +62,38 @@ static void dmnic_fault_delay_arm(DevmemNicCore *core)
     }
 }
 
+/* the first held frame whose deadline has come, or NULL */
+static DmnicFaultHeld *dmnic_fault_next_due(DmnicFault *f, int64_t now)
+{
+    GList *l;
+
+    /* frames in arrival order; per queue the deadlines never go back */
+    for (l = f->held.head; l; l = l->next) {
+        DmnicFaultHeld *h = l->data;
+
+        if (h->due <= now) {
+            return h;
+        }
+    }
+    return NULL;
+}
+
+/*
+ * Releases the work whose delay is over.  Runs from the delay timer or the
+ * QOM setter, outside any MMIO access to the device, so it engages the
+ * device's re-entrancy guard itself (as a guarded bottom half would): a
+ * released frame whose DMA targets the device's own BAR fails with
+ * QERR_DMA instead of re-entering the device.  Due frames are unlinked one
+ * at a time and the list is looked at again after each release, so
+ * whatever a release does to the list (a reset empties it) is safe.
+ */
 static void dmnic_fault_delay_run(DevmemNicCore *core)
 {
+    MemReentrancyGuard *guard = &DEVICE(core->owner)->mem_reentrancy_guard;
+    bool engaged = guard->engaged_in_io;
     DmnicFault *f = &core->fault;
     int64_t now = dmnic_fault_now();
-    GList *l, *next;
+    DmnicFaultHeld *h;
     unsigned qi;
 
     for (qi = 0; qi < core->num_queues; qi++) {
@@ -75,24 +101,20 @@ static void dmnic_fault_delay_run(DevmemNicCore *core)
 
         if (fq->tx_due && fq->tx_due <= now) {
             fq->tx_due = 0;
+            /* until the TX bottom half runs out of work */
             fq->tx_release = true;
             trace_devmem_nic_fault_release(qi, 1, 0);
             devmem_nic_core_tx_kick(core, qi);
-            fq->tx_release = false;
         }
     }
-    /* frames in arrival order; per queue the deadlines never go back */
-    for (l = f->held.head; l; l = next) {
-        DmnicFaultHeld *h = l->data;
-
-        next = l->next;
-        if (h->due <= now) {
-            g_queue_delete_link(&f->held, l);
-            trace_devmem_nic_fault_release(h->qi, 0, h->size);
-            devmem_nic_core_rx_release(core, h->qi, h->data, h->size, h->pkt);
-            dmnic_fault_held_free(h);
-        }
+    guard->engaged_in_io = true;
+    while ((h = dmnic_fault_next_due(f, now))) {
+        g_queue_remove(&f->held, h);
+        trace_devmem_nic_fault_release(h->qi, 0, h->size);
+        devmem_nic_core_rx_release(core, h->qi, h->data, h->size, &h->st);
+        dmnic_fault_held_free(h);
     }
+    guard->engaged_in_io = engaged;
     dmnic_fault_delay_arm(core);
 }
 
@@ -246,24 +268,23 @@ bool devmem_nic_fault_cpl(DevmemNicCore *core, unsigned qi, bool tx,
     return false;
 }
 
-bool devmem_nic_fault_rx(DevmemNicCore *core, unsigned qi,
-                         const uint8_t *buf, size_t size,
-                         const void *pkt, size_t pkt_size)
+DmnicFaultVerdict devmem_nic_fault_rx(DevmemNicCore *core, unsigned qi,
+                                      const uint8_t *buf, size_t size,
+                                      const DmnicRxSteer *st)
 {
     DmnicFault *f = &core->fault;
     DmnicFaultQueue *fq = &f->q[qi];
     DmnicFaultHeld *h;
 
     if (!fq->stall && !fq->delay_ns) {
-        return false;
+        return DMNIC_FAULT_PASS;
     }
     if (fq->stall || g_queue_get_length(&f->held) >= DMNIC_FAULT_HELD_MAX) {
         /* what a hung or overrun queue does: the frame is lost */
-        core->q[qi].stats[DMNIC_QS_RX_DROP_NOBUF]++;
         f->injected++;
         trace_devmem_nic_fault_rx(qi, size, fq->stall ? "stalled" :
                                   "delay backlog full, dropped");
-        return true;
+        return DMNIC_FAULT_DROP;
     }
     h = g_new0(DmnicFaultHeld, 1);
     h->qi = qi;
@@ -271,12 +292,12 @@ bool devmem_nic_fault_rx(DevmemNicCore *core, unsigned qi,
     fq->rx_last_due = h->due;
     h->size = size;
     h->data = g_memdup2(buf, size);
-    h->pkt = g_memdup2(pkt, pkt_size);
+    h->st = *st;
     g_queue_push_tail(&f->held, h);
     f->injected++;
     trace_devmem_nic_fault_rx(qi, size, "delayed");
     dmnic_fault_delay_arm(core);
-    return true;
+    return DMNIC_FAULT_HELD;
 }
 
 bool devmem_nic_fault_tx_hold(DevmemNicCore *core, unsigned qi)
@@ -297,6 +318,11 @@ bool devmem_nic_fault_tx_hold(DevmemNicCore *core, unsigned qi)
         dmnic_fault_delay_arm(core);
     }
     return true;
+}
+
+void devmem_nic_fault_tx_idle(DevmemNicCore *core, unsigned qi)
+{
+    core->fault.q[qi].tx_release = false;
 }
 
 bool devmem_nic_fault_link_down(DevmemNicCore *core)
@@ -374,16 +400,27 @@ static DmnicKnob dmnic_knob(const char *name)
     g_assert_not_reached();
 }
 
+/*
+ * The knobs are class properties, so they can also be given with -device
+ * (before realize, when the queue count is not known yet: any queue below
+ * DMNIC_MAX_QUEUES is accepted then; knobs of queues the device does not
+ * have are dropped at realize).
+ */
+static unsigned dmnic_fault_nq(DevmemNicCore *core)
+{
+    return core->fault.realized ? core->num_queues : DMNIC_MAX_QUEUES;
+}
+
 static void dmnic_fault_get_knob(Object *obj, Visitor *v, const char *name,
                                  void *opaque, Error **errp)
 {
-    DevmemNicCore *core = opaque;
+    DevmemNicCore *core = devmem_nic_core_of(obj);
     DmnicKnob k = dmnic_knob(name);
     g_autoptr(GString) out = g_string_new("");
     g_autofree char *str = NULL;
     unsigned qi;
 
-    for (qi = 0; qi < core->num_queues; qi++) {
+    for (qi = 0; qi < dmnic_fault_nq(core); qi++) {
         DmnicFaultQueue *fq = &core->fault.q[qi];
         uint64_t n = 0;
         g_autofree char *extra = NULL;
@@ -427,7 +464,7 @@ static void dmnic_fault_get_knob(Object *obj, Visitor *v, const char *name,
 static void dmnic_fault_set_knob(Object *obj, Visitor *v, const char *name,
                                  void *opaque, Error **errp)
 {
-    DevmemNicCore *core = opaque;
+    DevmemNicCore *core = devmem_nic_core_of(obj);
     DmnicFault *f = &core->fault;
     DmnicKnob k = dmnic_knob(name);
     g_autofree char *str = NULL;
@@ -447,9 +484,9 @@ static void dmnic_fault_set_knob(Object *obj, Visitor *v, const char *name,
     if (*p) {
         extra = p + 1;
     }
-    if (qi >= core->num_queues) {
+    if (qi >= dmnic_fault_nq(core)) {
         error_setg(errp, "%s: queue %" PRIu64 " >= %u", name, qi,
-                   core->num_queues);
+                   dmnic_fault_nq(core));
         return;
     }
     if (k != DMNIC_KNOB_DELAY_CPL && n > UINT32_MAX) {
@@ -522,7 +559,7 @@ static void dmnic_fault_get_link_down(Object *obj, Visitor *v,
                                       const char *name, void *opaque,
                                       Error **errp)
 {
-    DevmemNicCore *core = opaque;
+    DevmemNicCore *core = devmem_nic_core_of(obj);
 
     visit_type_bool(v, name, &core->fault.link_down, errp);
 }
@@ -531,7 +568,7 @@ static void dmnic_fault_set_link_down(Object *obj, Visitor *v,
                                       const char *name, void *opaque,
                                       Error **errp)
 {
-    DevmemNicCore *core = opaque;
+    DevmemNicCore *core = devmem_nic_core_of(obj);
     DmnicFault *f = &core->fault;
     bool down;
 
@@ -555,7 +592,7 @@ static void dmnic_fault_set_link_down(Object *obj, Visitor *v,
 static void dmnic_fault_get_flap(Object *obj, Visitor *v, const char *name,
                                  void *opaque, Error **errp)
 {
-    DevmemNicCore *core = opaque;
+    DevmemNicCore *core = devmem_nic_core_of(obj);
     DmnicFault *f = &core->fault;
     g_autofree char *str = g_strdup_printf("%u:%" PRId64,
                                            (f->flap_left + 1) / 2,
@@ -568,7 +605,7 @@ static void dmnic_fault_get_flap(Object *obj, Visitor *v, const char *name,
 static void dmnic_fault_set_flap(Object *obj, Visitor *v, const char *name,
                                  void *opaque, Error **errp)
 {
-    DevmemNicCore *core = opaque;
+    DevmemNicCore *core = devmem_nic_core_of(obj);
     DmnicFault *f = &core->fault;
     g_autofree char *str = NULL;
     uint64_t n, ns = DMNIC_FAULT_FLAP_NS_DEFAULT;
@@ -615,50 +652,58 @@ static void dmnic_fault_get_injected(Object *obj, Visitor *v,
                                      const char *name, void *opaque,
                                      Error **errp)
 {
-    DevmemNicCore *core = opaque;
+    DevmemNicCore *core = devmem_nic_core_of(obj);
 
     visit_type_uint64(v, name, &core->fault.injected, errp);
 }
 
-void devmem_nic_fault_realize(DevmemNicCore *core, Object *obj)
+void devmem_nic_fault_class_init(ObjectClass *klass)
 {
-    DmnicFault *f = &core->fault;
     int i;
 
-    memset(f, 0, sizeof(*f));
+    for (i = 0; i < DMNIC_KNOB_NUM; i++) {
+        object_class_property_add(klass, dmnic_knobs[i].name, "str",
+                                  dmnic_fault_get_knob, dmnic_fault_set_knob,
+                                  NULL, NULL);
+        object_class_property_set_description(klass, dmnic_knobs[i].name,
+                                              dmnic_knobs[i].desc);
+    }
+    object_class_property_add(klass, "x-fault-link-down", "bool",
+                              dmnic_fault_get_link_down,
+                              dmnic_fault_set_link_down, NULL, NULL);
+    object_class_property_set_description(klass, "x-fault-link-down",
+                                          "Hold the link down");
+    object_class_property_add(klass, "x-fault-link-flap", "str",
+                              dmnic_fault_get_flap, dmnic_fault_set_flap,
+                              NULL, NULL);
+    object_class_property_set_description(klass, "x-fault-link-flap",
+                                          "N[:NS] - N link down/up cycles, "
+                                          "NS ns in each state (default "
+                                          "1 ms); after realize only");
+    object_class_property_add(klass, "x-fault-injected", "uint64",
+                              dmnic_fault_get_injected, NULL, NULL, NULL);
+    object_class_property_set_description(klass, "x-fault-injected",
+                                          "Number of faults injected so far");
+}
+
+void devmem_nic_fault_realize(DevmemNicCore *core)
+{
+    DmnicFault *f = &core->fault;
+    unsigned qi;
+
+    /* knobs given with -device stay; those of missing queues go */
+    for (qi = core->num_queues; qi < DMNIC_MAX_QUEUES; qi++) {
+        memset(&f->q[qi], 0, sizeof(f->q[qi]));
+    }
     g_queue_init(&f->held);
     f->delay_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, dmnic_fault_delay_cb,
                                   core);
     f->flap_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, dmnic_fault_flap_cb,
                                  core);
     f->flap_ns = DMNIC_FAULT_FLAP_NS_DEFAULT;
+    f->flap_left = 0;
+    f->flap_down = false;
     f->realized = true;
-
-    if (object_property_find(obj, dmnic_knobs[0].name)) {
-        return;     /* re-realized: the properties are still there */
-    }
-    for (i = 0; i < DMNIC_KNOB_NUM; i++) {
-        object_property_add(obj, dmnic_knobs[i].name, "str",
-                            dmnic_fault_get_knob, dmnic_fault_set_knob,
-                            NULL, core);
-        object_property_set_description(obj, dmnic_knobs[i].name,
-                                        dmnic_knobs[i].desc);
-    }
-    object_property_add(obj, "x-fault-link-down", "bool",
-                        dmnic_fault_get_link_down, dmnic_fault_set_link_down,
-                        NULL, core);
-    object_property_set_description(obj, "x-fault-link-down",
-                                    "Hold the link down");
-    object_property_add(obj, "x-fault-link-flap", "str",
-                        dmnic_fault_get_flap, dmnic_fault_set_flap,
-                        NULL, core);
-    object_property_set_description(obj, "x-fault-link-flap",
-                                    "N[:NS] - N link down/up cycles, NS ns "
-                                    "in each state (default 1 ms)");
-    object_property_add(obj, "x-fault-injected", "uint64",
-                        dmnic_fault_get_injected, NULL, NULL, core);
-    object_property_set_description(obj, "x-fault-injected",
-                                    "Number of faults injected so far");
 }
 
 void devmem_nic_fault_unrealize(DevmemNicCore *core)

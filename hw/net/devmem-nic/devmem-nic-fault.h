@@ -23,6 +23,21 @@ typedef enum {
     DMNIC_FAULT_CORRUPT_FLAGS,  /* RX: SOP/EOP flipped; TX: status 0xff */
 } DmnicFaultField;
 
+/* What the RX hook did with a frame */
+typedef enum {
+    DMNIC_FAULT_PASS,           /* nothing: place it now */
+    DMNIC_FAULT_DROP,           /* lost (stalled queue, delay backlog full) */
+    DMNIC_FAULT_HELD,           /* delayed: devmem_nic_core_rx_release() */
+} DmnicFaultVerdict;
+
+/* The steering results of a held frame, restored when it is placed */
+typedef struct DmnicRxSteer {
+    uint32_t flags;             /* DMNIC_RXC_F_RSS, DMNIC_RXC_F_FS_MATCH */
+    uint32_t hash;
+    uint8_t rss_type;
+    int rule;
+} DmnicRxSteer;
+
 typedef struct DmnicFaultQueue {
     uint32_t dma_read;          /* fail the next N DMA reads */
     uint32_t dma_write;         /* fail the next N DMA writes */
@@ -54,7 +69,9 @@ typedef struct DmnicFault {
 struct DevmemNicCore;
 
 /* Lifecycle, called by the QOM glue */
-void devmem_nic_fault_realize(struct DevmemNicCore *core, Object *obj);
+/* Adds the x-fault-* class properties */
+void devmem_nic_fault_class_init(ObjectClass *klass);
+void devmem_nic_fault_realize(struct DevmemNicCore *core);
 void devmem_nic_fault_unrealize(struct DevmemNicCore *core);
 /* Device reset: drops work held by a delay; armed knobs stay */
 void devmem_nic_fault_reset(struct DevmemNicCore *core);
@@ -74,26 +91,30 @@ uint8_t devmem_nic_fault_enable(struct DevmemNicCore *core, unsigned qi,
 bool devmem_nic_fault_cpl(struct DevmemNicCore *core, unsigned qi, bool tx,
                           uint8_t *cpl, unsigned size);
 /*
- * RX frame steered to running queue @qi.  Returns true if the injector
- * took it (stalled: dropped and counted; delayed: held, placed later with
- * devmem_nic_core_rx_release()).  @pkt (@pkt_size bytes) is the core's
- * parse state, handed back at release.
+ * RX frame steered to running queue @qi, with its steering results @st.
+ * The core counts a DROP (Q_RX_DROP_NOBUF); a HELD frame is placed later
+ * with devmem_nic_core_rx_release(), with a copy of @st.
  */
-bool devmem_nic_fault_rx(struct DevmemNicCore *core, unsigned qi,
-                         const uint8_t *buf, size_t size,
-                         const void *pkt, size_t pkt_size);
+DmnicFaultVerdict devmem_nic_fault_rx(struct DevmemNicCore *core,
+                                      unsigned qi, const uint8_t *buf,
+                                      size_t size, const DmnicRxSteer *st);
 /* Whether TX of queue pair @qi must not run now (stalled or delayed) */
 bool devmem_nic_fault_tx_hold(struct DevmemNicCore *core, unsigned qi);
+/* TX of queue pair @qi ran out of work: a delay applies to the next one */
+void devmem_nic_fault_tx_idle(struct DevmemNicCore *core, unsigned qi);
 /* Whether the injector holds the link down */
 bool devmem_nic_fault_link_down(struct DevmemNicCore *core);
 
+/* Provided by devmem-nic.c: the core of the devmem-nic @obj */
+struct DevmemNicCore *devmem_nic_core_of(Object *obj);
+
 /* Provided by devmem-nic-core.c for the injector */
 
-/* Runs TX of queue pair @qi (after a delay or a stall ends) */
+/* Schedules TX of queue pair @qi (after a delay or a stall ends) */
 void devmem_nic_core_tx_kick(struct DevmemNicCore *core, unsigned qi);
-/* Places a frame devmem_nic_fault_rx() held back, with its parse state */
+/* Places a frame devmem_nic_fault_rx() held back, as it was steered */
 void devmem_nic_core_rx_release(struct DevmemNicCore *core, unsigned qi,
                                 const uint8_t *buf, size_t size,
-                                const void *pkt);
+                                const DmnicRxSteer *st);
 
 #endif /* HW_NET_DEVMEM_NIC_FAULT_H */

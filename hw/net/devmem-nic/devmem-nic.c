@@ -124,10 +124,11 @@ static void devmem_nic_realize(PCIDevice *pdev, Error **errp)
     }
 
     /* One vector per queue pair plus one for admin/link. */
-    ret = msix_init(pdev, s->queues + 1, &s->msix, DMNIC_BAR_MSIX, 0,
-                    &s->msix, DMNIC_BAR_MSIX, 0x2000, DMNIC_MSIX_CAP_OFF,
-                    errp);
+    ret = msix_init(pdev, s->queues + 1, &s->msix, DMNIC_BAR_MSIX,
+                    DMNIC_MSIX_TABLE_OFFSET, &s->msix, DMNIC_BAR_MSIX,
+                    DMNIC_MSIX_PBA_OFFSET, DMNIC_MSIX_CAP_OFF, errp);
     if (ret < 0) {
+        pcie_cap_exit(pdev);
         return;
     }
     for (i = 0; i < s->queues + 1; i++) {
@@ -143,7 +144,7 @@ static void devmem_nic_realize(PCIDevice *pdev, Error **errp)
     s->core.num_queues = s->queues;
     memcpy(s->core.mac, s->conf.macaddr.a, sizeof(s->core.mac));
     devmem_nic_core_realize(&s->core);
-    devmem_nic_fault_realize(&s->core, OBJECT(s));
+    devmem_nic_fault_realize(&s->core);
     devmem_nic_core_reset(&s->core);
 }
 
@@ -184,6 +185,17 @@ static const Property devmem_nic_properties[] = {
     DEFINE_PROP_UINT32("queues", DevmemNicState, queues, 8),
 };
 
+DevmemNicCore *devmem_nic_core_of(Object *obj)
+{
+    return &DEVMEM_NIC(obj)->core;
+}
+
+/* Host side, for tests: TX work is scheduled and not yet looked at */
+static bool devmem_nic_get_tx_pending(Object *obj, Error **errp)
+{
+    return DEVMEM_NIC(obj)->core.tx_pending != 0;
+}
+
 static void devmem_nic_class_init(ObjectClass *klass, const void *data)
 {
     DeviceClass *dc = DEVICE_CLASS(klass);
@@ -200,6 +212,9 @@ static void devmem_nic_class_init(ObjectClass *klass, const void *data)
     dc->desc = "devmem-lab NIC for device memory TCP";
     dc->vmsd = &devmem_nic_vmstate;
     device_class_set_props(dc, devmem_nic_properties);
+    object_class_property_add_bool(klass, "x-tx-pending",
+                                   devmem_nic_get_tx_pending, NULL);
+    devmem_nic_fault_class_init(klass);
     set_bit(DEVICE_CATEGORY_NETWORK, dc->categories);
 }
 
