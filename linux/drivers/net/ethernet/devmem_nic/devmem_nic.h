@@ -146,11 +146,18 @@ struct dmnic_rx_stats {
 
 /* What the TX completion path must do with one descriptor's buffer. */
 struct dmnic_tx_buf {
-	struct sk_buff *skb;	/* on the packet's first descriptor only */
+	struct sk_buff *skb;	/* on the packet's last descriptor only */
 	dma_addr_t dma;		/* 0 when nothing to unmap (net_iov frags) */
 	u32 len;
 	bool single;		/* mapped with dma_map_single (linear part) */
 	netmem_ref xdp_netmem;	/* XDP_TX: page pool buffer to recycle */
+	/*
+	 * On the packet's first descriptor: what the driver queued, so that a
+	 * completion is checked against it and BQL never takes the device's
+	 * word for the byte count.
+	 */
+	u32 pkt_bytes;		/* frame length (skb->len, XDP frame length) */
+	u16 pkt_ndesc;		/* descriptors of the packet */
 };
 
 struct dmnic_tx_ring {
@@ -355,6 +362,8 @@ void dmnic_tx_desc_fill(struct dmnic_tx_desc *d, dma_addr_t addr, u32 len,
 			u16 id, bool eop, const struct sk_buff *csum_skb);
 bool dmnic_rx_cmpl_valid(const struct dmnic_rx_cmpl *c, u32 gen);
 bool dmnic_tx_cmpl_valid(const struct dmnic_tx_cmpl *c, u32 gen);
+bool dmnic_tx_cmpl_matches(const struct dmnic_tx_cmpl *c, u32 head,
+			   unsigned int used, const struct dmnic_tx_buf *first);
 enum dmnic_rx_csum dmnic_rx_csum_status(u32 flags);
 enum dmnic_rx_verdict dmnic_rx_verdict(u32 flags, unsigned int nr_frags,
 				       bool readable, bool rxcsum);

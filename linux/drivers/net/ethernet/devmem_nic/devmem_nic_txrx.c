@@ -84,6 +84,23 @@ bool dmnic_tx_cmpl_valid(const struct dmnic_tx_cmpl *c, u32 gen)
 	return (le32_to_cpu(READ_ONCE(c->flags)) & DMNIC_TXC_F_GEN) == gen;
 }
 
+/*
+ * Whether TX completion @c describes the packet the driver queued at ring
+ * slot @head (@first, its first descriptor's buffer), with @used
+ * descriptors on the ring: same ID, descriptor count and frame length. A
+ * completion that does not is lost or corrupted; its length must never
+ * reach BQL (dql_completed() BUGs on more bytes than were queued).
+ */
+bool dmnic_tx_cmpl_matches(const struct dmnic_tx_cmpl *c, u32 head,
+			   unsigned int used, const struct dmnic_tx_buf *first)
+{
+	unsigned int ndesc = le16_to_cpu(c->ndesc);
+
+	return le16_to_cpu(c->id) == head && ndesc && ndesc <= used &&
+	       ndesc == first->pkt_ndesc &&
+	       le32_to_cpu(c->len) == first->pkt_bytes;
+}
+
 enum dmnic_rx_csum dmnic_rx_csum_status(u32 flags)
 {
 	if (flags & (DMNIC_RXC_F_L3_CSUM_BAD | DMNIC_RXC_F_L4_CSUM_BAD))
@@ -334,33 +351,36 @@ static bool dmnic_tx_clean(struct dmnic *dm, struct dmnic_tx_ring *tx,
 
 	while (done < tx->size) {
 		struct dmnic_tx_cmpl *c = &tx->cmpl[tx->cmpl_head];
+		struct dmnic_tx_buf *first;
 		unsigned int ndesc;
-		bool xdp;
+		u32 len;
 
 		if (!dmnic_tx_cmpl_valid(c, tx->cmpl_gen))
 			break;
 		dma_rmb();
 
-		ndesc = le16_to_cpu(c->ndesc);
-		if (unlikely(le16_to_cpu(c->id) != tx->head ||
-			     !ndesc ||
-			     ndesc > dmnic_ring_used(tx->head, tx->tail,
-						     tx->size))) {
+		first = &tx->bufs[tx->head];
+		if (unlikely(!dmnic_tx_cmpl_matches(c, tx->head,
+						    dmnic_ring_used(tx->head,
+								    tx->tail,
+								    tx->size),
+						    first))) {
 			/* Lost or corrupted completions: the ring state is
 			 * unknown, so restart TX (it drops what is posted).
 			 */
 			dmnic_queue_bad(dm, tx->idx, true, "bad TX completion");
 			break;
 		}
+		ndesc = first->pkt_ndesc;
+		len = first->pkt_bytes;
 		/* XDP_TX frames never went through BQL. */
-		xdp = tx->bufs[tx->head].xdp_netmem;
-		if (!xdp) {
-			bql += le32_to_cpu(c->len);
+		if (!first->xdp_netmem) {
+			bql += len;
 			bql_pkts++;
 		}
 		if (le32_to_cpu(c->status) == DMNIC_TXC_S_OK) {
 			pkts++;
-			bytes += le32_to_cpu(c->len);
+			bytes += len;
 		} else {
 			dropped++;
 		}
@@ -417,6 +437,8 @@ static bool dmnic_tx_map(struct dmnic *dm, struct dmnic_tx_ring *tx,
 		b->single = false;
 		b->dma = 0;
 		b->xdp_netmem = 0;
+		b->pkt_bytes = 0;
+		b->pkt_ndesc = 0;
 		if (is_first && headlen) {
 			len = headlen;
 			dma = dma_map_single(dev, skb->data, len, DMA_TO_DEVICE);
@@ -451,6 +473,8 @@ static bool dmnic_tx_map(struct dmnic *dm, struct dmnic_tx_ring *tx,
 
 	/* Freed with the packet's last descriptor, after all unmaps. */
 	tx->bufs[eop].skb = skb;
+	tx->bufs[first].pkt_bytes = skb->len;
+	tx->bufs[first].pkt_ndesc = ((eop - first) & mask) + 1;
 	tx->tail = i;
 	return true;
 
@@ -877,7 +901,7 @@ static bool dmnic_xdp_tx(struct dmnic *dm, struct dmnic_napi *qv,
 	struct device *dev = &dm->pdev->dev;
 	struct dmnic_tx_ring *tx = &qv->tx;
 	dma_addr_t dma[DMNIC_TX_DESC_NEEDED];
-	u32 mask = tx->size - 1, first, hdr_off;
+	u32 mask = tx->size - 1, first, hdr_off, len = 0;
 	int i, n;
 	bool ok = false;
 
@@ -890,6 +914,7 @@ static bool dmnic_xdp_tx(struct dmnic *dm, struct dmnic_napi *qv,
 			 segs[i].off;
 		dma_sync_single_for_device(dev, dma[i], segs[i].len,
 					   DMA_BIDIRECTIONAL);
+		len += segs[i].len;
 	}
 
 	/* The ring is shared with ndo_start_xmit of this queue. */
@@ -904,10 +929,14 @@ static bool dmnic_xdp_tx(struct dmnic *dm, struct dmnic_napi *qv,
 			b->single = false;
 			b->len = segs[i].len;
 			b->xdp_netmem = segs[i].netmem;
+			b->pkt_bytes = 0;
+			b->pkt_ndesc = 0;
 			dmnic_tx_desc_fill(&tx->desc[tx->tail], dma[i],
 					   segs[i].len, first, i == n - 1, NULL);
 			tx->tail = (tx->tail + 1) & mask;
 		}
+		tx->bufs[first].pkt_bytes = len;
+		tx->bufs[first].pkt_ndesc = n;
 		txq_trans_cond_update(txq);
 		dmnic_wr32(dm, DMNIC_QREG(qv->idx, DMNIC_Q_TXD + DMNIC_RING_DRV),
 			   tx->tail);
