@@ -347,7 +347,7 @@ static bool dmnic_tx_clean(struct dmnic *dm, struct dmnic_tx_ring *tx,
 {
 	struct netdev_queue *txq = netdev_get_tx_queue(dm->netdev, tx->idx);
 	unsigned int pkts = 0, bytes = 0, dropped = 0, done = 0, bql = 0;
-	unsigned int bql_pkts = 0;
+	bool woken;
 
 	while (done < tx->size) {
 		struct dmnic_tx_cmpl *c = &tx->cmpl[tx->cmpl_head];
@@ -374,10 +374,8 @@ static bool dmnic_tx_clean(struct dmnic *dm, struct dmnic_tx_ring *tx,
 		ndesc = first->pkt_ndesc;
 		len = first->pkt_bytes;
 		/* XDP_TX frames never went through BQL. */
-		if (!first->xdp_netmem) {
+		if (!first->xdp_netmem)
 			bql += len;
-			bql_pkts++;
-		}
 		if (le32_to_cpu(c->status) == DMNIC_TXC_S_OK) {
 			pkts++;
 			bytes += len;
@@ -398,22 +396,27 @@ static bool dmnic_tx_clean(struct dmnic *dm, struct dmnic_tx_ring *tx,
 	dmnic_wr32(dm, DMNIC_QREG(tx->idx, DMNIC_Q_TXC + DMNIC_RING_DRV),
 		   tx->cmpl_head);
 
+	/*
+	 * Every completed packet may free enough room to wake the queue, an
+	 * XDP_TX frame too (BQL counts only @bql bytes): a ring left full of
+	 * XDP_TX frames must wake it when they complete. BQL's barrier is
+	 * skipped when no skb bytes completed: order the new head before the
+	 * stopped check (pairs with netif_txq_try_stop()).
+	 */
+	if (!bql)
+		smp_mb();
+	woken = !netif_txq_completed_wake(txq, done, bql,
+					  dmnic_ring_space(tx->head, tx->tail,
+							   tx->size),
+					  DMNIC_TX_DESC_NEEDED);
+
 	u64_stats_update_begin(&tx->stats.syncp);
 	tx->stats.packets += pkts;
 	tx->stats.bytes += bytes;
 	tx->stats.dropped += dropped;
-	u64_stats_update_end(&tx->stats.syncp);
-
-	if (netif_tx_queue_stopped(txq) &&
-	    dmnic_ring_space(tx->head, tx->tail, tx->size) >=
-	    DMNIC_TX_DESC_NEEDED) {
-		u64_stats_update_begin(&tx->stats.syncp);
+	if (woken)
 		tx->stats.wake++;
-		u64_stats_update_end(&tx->stats.syncp);
-	}
-	netif_txq_completed_wake(txq, bql_pkts, bql,
-				 dmnic_ring_space(tx->head, tx->tail, tx->size),
-				 DMNIC_TX_DESC_NEEDED);
+	u64_stats_update_end(&tx->stats.syncp);
 	return true;
 }
 
@@ -516,9 +519,19 @@ netdev_tx_t dmnic_xmit(struct sk_buff *skb, struct net_device *netdev)
 			    DMNIC_TX_MAX_FRAME) || !len))
 		goto drop;
 
-	if (unlikely(dmnic_ring_space(tx->head, tx->tail, tx->size) <
-		     skb_shinfo(skb)->nr_frags + 1)) {
-		netif_tx_stop_queue(txq);
+	/*
+	 * XDP_TX takes ring space without stopping the queue, so the ring can
+	 * be full here. Stop with the re-check against a completion that
+	 * freed room meanwhile (it would not wake a queue not yet stopped).
+	 */
+	if (unlikely(!netif_txq_maybe_stop(txq,
+					   dmnic_ring_space(tx->head, tx->tail,
+							    tx->size),
+					   skb_shinfo(skb)->nr_frags + 1,
+					   DMNIC_TX_DESC_NEEDED))) {
+		u64_stats_update_begin(&tx->stats.syncp);
+		tx->stats.stop++;
+		u64_stats_update_end(&tx->stats.syncp);
 		return NETDEV_TX_BUSY;
 	}
 
