@@ -240,7 +240,12 @@ err_free_netdev:
 	return err;
 }
 
-/* Mask every interrupt and wait out the admin, health and queue-error work. */
+/*
+ * Mask every interrupt and wait out the admin, health and queue-error work.
+ * While the interface is up, NAPI (bad completions) and the TX watchdog
+ * can queue the queue-error work again: only a closed interface is free
+ * of it.
+ */
 static void dmnic_stop_admin(struct dmnic *dm)
 {
 	dmnic_wr32(dm, DMNIC_REG_INT_MASK, ~0u);
@@ -259,6 +264,12 @@ static void dmnic_remove(struct pci_dev *pdev)
 
 	/* unregister_netdev() closes the device, which quiesces all queues. */
 	unregister_netdev(dm->netdev);
+	/*
+	 * Until the close, NAPI and ndo_tx_timeout could queue qerr_work
+	 * again: wait for it and keep it from being queued before dm is
+	 * freed.
+	 */
+	disable_delayed_work_sync(&dm->qerr_work);
 	dmnic_free_irqs(dm);
 	dmnic_reset_hw(dm);
 	pci_clear_master(pdev);
