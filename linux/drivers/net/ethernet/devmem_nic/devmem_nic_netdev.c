@@ -651,6 +651,13 @@ static void dmnic_queue_mem_free(struct net_device *netdev, void *qmem)
 	dmnic_rx_free(dm, qmem);
 }
 
+/*
+ * The queue management ops restart one RX queue, but its NAPI vector is
+ * the whole queue pair: the TX ring carries XDP_TX frames in the RX page
+ * pools' buffers, and ndo_queue_mem_free() destroys those pools (their
+ * scrub DMA-unmaps every buffer still out). So stop and start the pair's
+ * TX as well, as fbnic does; TX packets still on the ring are dropped.
+ */
 static int dmnic_queue_start(struct net_device *netdev,
 			     struct netdev_queue_config *qcfg,
 			     void *qmem, int idx)
@@ -667,8 +674,10 @@ static int dmnic_queue_start(struct net_device *netdev,
 	memcpy(&qv->rx, qmem, sizeof(qv->rx));
 	qv->rx.stats = stats;
 
+	dmnic_tx_hw_start(dm, &qv->tx);
 	dmnic_rx_hw_start(dm, &qv->rx);
 	netif_queue_set_napi(netdev, idx, NETDEV_QUEUE_TYPE_RX, &qv->napi);
+	netif_queue_set_napi(netdev, idx, NETDEV_QUEUE_TYPE_TX, &qv->napi);
 	napi_enable_locked(&qv->napi);
 	dmnic_irq_enable(dm, idx);
 	napi_schedule(&qv->napi);
@@ -680,30 +689,46 @@ static int dmnic_queue_stop(struct net_device *netdev, void *qmem, int idx)
 {
 	struct dmnic *dm = netdev_priv(netdev);
 	struct dmnic_napi *qv = dmnic_rxq_qv(dm, idx);
+	struct netdev_queue *txq;
 	int err;
 
 	if (!qv)
 		return -ENETDOWN;
+	txq = netdev_get_tx_queue(netdev, idx);
 
-	netif_tx_stop_queue(netdev_get_tx_queue(netdev, idx));
+	/* No completion or XDP_TX (NAPI), then no xmit: in this order, as
+	 * NAPI's completions wake the queue.
+	 */
 	dmnic_irq_disable(dm, idx);
 	synchronize_irq(dmnic_queue_irq_nr(dm, idx));
 	napi_disable_locked(&qv->napi);
 	timer_delete_sync(&qv->refill_timer);
+	__netif_tx_lock_bh(txq);
+	netif_tx_stop_queue(txq);
+	__netif_tx_unlock_bh(txq);
 	netif_queue_set_napi(netdev, idx, NETDEV_QUEUE_TYPE_RX, NULL);
+	netif_queue_set_napi(netdev, idx, NETDEV_QUEUE_TYPE_TX, NULL);
 
-	/* Wait until the device does no more DMA into the old buffers. */
-	err = dmnic_queue_hw_stop(dm, idx, false);
+	/* Wait until the device does no more DMA from or into the buffers. */
+	err = dmnic_queue_hw_stop(dm, idx, true);
+	if (!err)
+		err = dmnic_queue_hw_stop(dm, idx, false);
 	if (err) {
+		dmnic_tx_clean_all(dm, &qv->tx);
+		dmnic_tx_hw_start(dm, &qv->tx);
 		dmnic_rx_hw_start(dm, &qv->rx);
 		netif_queue_set_napi(netdev, idx, NETDEV_QUEUE_TYPE_RX,
 				     &qv->napi);
+		netif_queue_set_napi(netdev, idx, NETDEV_QUEUE_TYPE_TX,
+				     &qv->napi);
 		napi_enable_locked(&qv->napi);
 		dmnic_irq_enable(dm, idx);
-		netif_tx_wake_queue(netdev_get_tx_queue(netdev, idx));
+		netif_tx_wake_queue(txq);
 		return err;
 	}
 
+	/* XDP_TX buffers go back to the old pools before they are freed. */
+	dmnic_tx_clean_all(dm, &qv->tx);
 	page_pool_disable_direct_recycling(qv->rx.hdr.pool);
 	page_pool_disable_direct_recycling(qv->rx.pay.pool);
 	memcpy(qmem, &qv->rx, sizeof(qv->rx));
