@@ -259,6 +259,8 @@ struct dmnic {
 	unsigned int num_vecs;
 	char admin_irq_name[32];
 	struct work_struct admin_work;
+	/* a queue did not quiesce: reset the device before reusing memory */
+	struct work_struct reset_work;
 
 	u32 rx_ring_size;
 	u32 tx_ring_size;
@@ -397,6 +399,8 @@ int dmnic_rss_rxh_to_hf(u32 flow_type, u64 rxh, u32 *hf);
 
 /* devmem_nic_main.c */
 void dmnic_update_link(struct dmnic *dm);
+void dmnic_reset_dma(struct dmnic *dm);
+void dmnic_schedule_reset(struct dmnic *dm);
 
 /* devmem_nic_netdev.c */
 void dmnic_netdev_init(struct dmnic *dm);

@@ -95,6 +95,55 @@ static int dmnic_reset_hw(struct dmnic *dm)
 	return err;
 }
 
+/*
+ * A queue did not quiesce, so its buffers may still be DMA targets: stop
+ * all DMA with a device reset before that memory is freed or reposted.
+ * The registers of every queue are lost; the admin interrupt mask is kept.
+ * The caller rebuilds the queues it needs.
+ */
+static void dmnic_reset_keep_mask(struct dmnic *dm)
+{
+	u32 mask = dmnic_rd32(dm, DMNIC_REG_INT_MASK);
+
+	dmnic_reset_hw(dm);
+	dmnic_wr32(dm, DMNIC_REG_INT_MASK, mask);
+}
+
+void dmnic_reset_dma(struct dmnic *dm)
+{
+	netdev_warn(dm->netdev, "a queue did not quiesce: resetting the device\n");
+	dmnic_reset_keep_mask(dm);
+}
+
+/*
+ * Reset the device and rebuild every queue, as around a PCI function
+ * reset but within the driver; from a work item because it takes rtnl.
+ */
+static void dmnic_reset_work(struct work_struct *work)
+{
+	struct dmnic *dm = container_of(work, struct dmnic, reset_work);
+	struct net_device *netdev = dm->netdev;
+	int err;
+
+	rtnl_lock();
+	netdev_lock(netdev);
+	netif_device_detach(netdev);
+	dmnic_quiesce(dm);
+	dmnic_reset_keep_mask(dm);
+	err = dmnic_restore(dm);
+	if (err)
+		netdev_err(netdev, "could not restart after reset: %d\n", err);
+	netif_device_attach(netdev);
+	netdev_unlock(netdev);
+	rtnl_unlock();
+}
+
+/* Any context: a queue could not be stopped; reset the whole device. */
+void dmnic_schedule_reset(struct dmnic *dm)
+{
+	schedule_work(&dm->reset_work);
+}
+
 static int dmnic_alloc_irqs(struct dmnic *dm)
 {
 	struct pci_dev *pdev = dm->pdev;
@@ -110,6 +159,7 @@ static int dmnic_alloc_irqs(struct dmnic *dm)
 	dm->num_vecs = nvec;
 
 	INIT_WORK(&dm->admin_work, dmnic_admin_work);
+	INIT_WORK(&dm->reset_work, dmnic_reset_work);
 	INIT_DELAYED_WORK(&dm->qerr_work, dmnic_qerr_work);
 	INIT_DELAYED_WORK(&dm->health_work, dmnic_health_work);
 	err = request_irq(dmnic_admin_irq_nr(dm), dmnic_admin_irq, 0,
@@ -253,6 +303,7 @@ static void dmnic_stop_admin(struct dmnic *dm)
 	cancel_work_sync(&dm->admin_work);
 	cancel_delayed_work_sync(&dm->health_work);
 	cancel_delayed_work_sync(&dm->qerr_work);
+	cancel_work_sync(&dm->reset_work);
 }
 
 static void dmnic_remove(struct pci_dev *pdev)
@@ -270,6 +321,7 @@ static void dmnic_remove(struct pci_dev *pdev)
 	 * freed.
 	 */
 	disable_delayed_work_sync(&dm->qerr_work);
+	disable_work_sync(&dm->reset_work);
 	dmnic_free_irqs(dm);
 	dmnic_reset_hw(dm);
 	pci_clear_master(pdev);

@@ -161,12 +161,17 @@ static void dmnic_qv_quiesce(struct dmnic *dm, struct dmnic_napi *qv)
 	netif_queue_set_napi(dm->netdev, q, NETDEV_QUEUE_TYPE_TX, NULL);
 }
 
-/* Quiesced and no xmit any more: take the rings back from the device. */
-static void dmnic_qv_hw_stop(struct dmnic *dm, struct dmnic_napi *qv)
+/*
+ * Quiesced and no xmit any more: take the rings back from the device.
+ * Returns an error if a direction did not quiesce: its memory may still be
+ * a DMA target until the device is reset.
+ */
+static int dmnic_qv_hw_stop(struct dmnic *dm, struct dmnic_napi *qv)
 {
-	dmnic_queue_hw_stop(dm, qv->idx, true);
-	dmnic_queue_hw_stop(dm, qv->idx, false);
-	dmnic_tx_clean_all(dm, &qv->tx);
+	int err_tx = dmnic_queue_hw_stop(dm, qv->idx, true);
+	int err_rx = dmnic_queue_hw_stop(dm, qv->idx, false);
+
+	return err_tx ?: err_rx;
 }
 
 /*
@@ -208,6 +213,7 @@ static void dmnic_stats_fold(struct dmnic *dm, struct dmnic_napi *qv)
 /* Stop the live queue pairs; they stay in dm->qv, their counters folded. */
 static void dmnic_qvs_stop(struct dmnic *dm)
 {
+	bool stuck = false;
 	unsigned int q;
 
 	/*
@@ -219,10 +225,16 @@ static void dmnic_qvs_stop(struct dmnic *dm)
 		if (dm->qv[q])
 			dmnic_qv_quiesce(dm, dm->qv[q]);
 	netif_tx_disable(dm->netdev);
+	for (q = 0; q < dm->num_queues; q++)
+		if (dm->qv[q] && dmnic_qv_hw_stop(dm, dm->qv[q]))
+			stuck = true;
+	/* Nothing the device may still use is freed or reposted. */
+	if (stuck)
+		dmnic_reset_dma(dm);
 	for (q = 0; q < dm->num_queues; q++) {
 		if (!dm->qv[q])
 			continue;
-		dmnic_qv_hw_stop(dm, dm->qv[q]);
+		dmnic_tx_clean_all(dm, &dm->qv[q]->tx);
 		free_irq(dmnic_queue_irq_nr(dm, q), dm->qv[q]);
 	}
 	for (q = 0; q < dm->num_queues; q++)
@@ -714,16 +726,20 @@ static int dmnic_queue_stop(struct net_device *netdev, void *qmem, int idx)
 	if (!err)
 		err = dmnic_queue_hw_stop(dm, idx, false);
 	if (err) {
-		dmnic_tx_clean_all(dm, &qv->tx);
-		dmnic_tx_hw_start(dm, &qv->tx);
-		dmnic_rx_hw_start(dm, &qv->rx);
+		/*
+		 * The device may still write the posted buffers and read the
+		 * TX ring: reposting or freeing them now risks DMA into
+		 * recycled memory. Leave the rings as they are, keep NAPI
+		 * taking completions, and reset the device; the reset
+		 * rebuilds every queue (TX stays stopped until then).
+		 */
 		netif_queue_set_napi(netdev, idx, NETDEV_QUEUE_TYPE_RX,
 				     &qv->napi);
 		netif_queue_set_napi(netdev, idx, NETDEV_QUEUE_TYPE_TX,
 				     &qv->napi);
 		napi_enable_locked(&qv->napi);
 		dmnic_irq_enable(dm, idx);
-		netif_tx_wake_queue(txq);
+		dmnic_schedule_reset(dm);
 		return err;
 	}
 
@@ -781,7 +797,13 @@ static void dmnic_tx_recover(struct dmnic *dm, struct dmnic_napi *qv)
 	/* Spec: clear the enable bit, reprogram, enable. Descriptors the
 	 * device did not complete are ours again: their packets are lost.
 	 */
-	dmnic_queue_hw_stop(dm, q, true);
+	if (dmnic_queue_hw_stop(dm, q, true)) {
+		/* Still reading the ring: nothing may be unmapped or freed. */
+		napi_enable_locked(&qv->napi);
+		dmnic_irq_enable(dm, q);
+		dmnic_schedule_reset(dm);
+		return;
+	}
 	dmnic_tx_clean_all(dm, &qv->tx);
 	dmnic_tx_hw_start(dm, &qv->tx);
 
