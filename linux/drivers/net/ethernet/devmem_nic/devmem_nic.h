@@ -12,6 +12,7 @@
 #include <linux/io.h>
 #include <linux/netdevice.h>
 #include <linux/pci.h>
+#include <linux/seqlock.h>
 #include <linux/timer.h>
 #include <linux/u64_stats_sync.h>
 #include <linux/workqueue.h>
@@ -212,8 +213,11 @@ struct dmnic_rx_queue {
 	/* XDP queues assemble an xdp_buff instead: header buffer + frags */
 	struct xdp_buff xbuf;
 	netmem_ref xbuf_hdr;	/* its header buffer, 0 if none */
-	struct dmnic_rx_stats stats;
+	struct dmnic_rx_stats stats;	/* last: queue_start keeps it */
 };
+
+static_assert(offsetofend(struct dmnic_rx_queue, stats) ==
+	      sizeof(struct dmnic_rx_queue));
 
 struct dmnic_napi {
 	struct napi_struct napi;
@@ -294,7 +298,14 @@ struct dmnic {
 	DECLARE_BITMAP(qerr_sw_rx, DMNIC_MAX_QUEUES);
 	DECLARE_BITMAP(qerr_sw_tx, DMNIC_MAX_QUEUES);
 
-	/* stats of queues that no longer exist (channels shrunk, restarts) */
+	/*
+	 * stats of queues that no longer exist (channels shrunk, restarts).
+	 * A queue's counters move into them under @stats_lock, so that a
+	 * lockless ndo_get_stats64 sees them either in the queue or in the
+	 * base, never in both or neither (u64_stats_sync orders nothing on
+	 * 64-bit).
+	 */
+	seqlock_t stats_lock;
 	struct dmnic_rx_stats base_rx;
 	struct dmnic_tx_stats base_tx;
 };

@@ -183,6 +183,7 @@ static void dmnic_stats_fold(struct dmnic *dm, struct dmnic_napi *qv)
 	struct dmnic_rx_stats *rx = &qv->rx.stats;
 	struct dmnic_tx_stats *tx = &qv->tx.stats;
 
+	write_seqlock_bh(&dm->stats_lock);
 	dm->base_rx.packets += rx->packets;
 	dm->base_rx.bytes += rx->bytes;
 	dm->base_rx.alloc_fail += rx->alloc_fail;
@@ -208,6 +209,7 @@ static void dmnic_stats_fold(struct dmnic *dm, struct dmnic_napi *qv)
 	u64_stats_update_begin(&tx->syncp);
 	memset(tx, 0, offsetof(struct dmnic_tx_stats, syncp));
 	u64_stats_update_end(&tx->syncp);
+	write_sequnlock_bh(&dm->stats_lock);
 }
 
 /* Stop the live queue pairs; they stay in dm->qv, their counters folded. */
@@ -464,47 +466,56 @@ static void dmnic_get_stats64(struct net_device *netdev,
 			      struct rtnl_link_stats64 *s)
 {
 	struct dmnic *dm = netdev_priv(netdev);
-	unsigned int q, start;
+	unsigned int q, start, seq;
 
-	s->rx_packets = dm->base_rx.packets;
-	s->rx_bytes = dm->base_rx.bytes;
-	s->rx_dropped = dm->base_rx.drops;
-	s->tx_packets = dm->base_tx.packets;
-	s->tx_bytes = dm->base_tx.bytes;
-	s->tx_dropped = dm->base_tx.dropped;
 	/* Queue directions the device stopped on an error (each lost the
 	 * packet in progress) and the driver restarted.
 	 */
 	s->rx_errors = READ_ONCE(dm->qerr_rx);
 	s->tx_errors = READ_ONCE(dm->qerr_tx);
 
-	/* ndo_get_stats64 is not under the instance lock: use RCU-safe reads. */
+	/*
+	 * Not under the instance lock: queue pairs are read under RCU, and a
+	 * fold of a queue's counters into the base (stats_lock) makes the
+	 * whole sum be taken again.
+	 */
 	rcu_read_lock();
-	for (q = 0; q < DMNIC_MAX_QUEUES; q++) {
-		struct dmnic_napi *qv = READ_ONCE(dm->qv[q]);
-		u64 rp, rb, rd, tp, tb, td;
+	do {
+		seq = read_seqbegin(&dm->stats_lock);
+		s->rx_packets = dm->base_rx.packets;
+		s->rx_bytes = dm->base_rx.bytes;
+		s->rx_dropped = dm->base_rx.drops;
+		s->tx_packets = dm->base_tx.packets;
+		s->tx_bytes = dm->base_tx.bytes;
+		s->tx_dropped = dm->base_tx.dropped;
+		for (q = 0; q < DMNIC_MAX_QUEUES; q++) {
+			struct dmnic_napi *qv = READ_ONCE(dm->qv[q]);
+			u64 rp, rb, rd, tp, tb, td;
 
-		if (!qv)
-			continue;
-		do {
-			start = u64_stats_fetch_begin(&qv->rx.stats.syncp);
-			rp = qv->rx.stats.packets;
-			rb = qv->rx.stats.bytes;
-			rd = qv->rx.stats.drops;
-		} while (u64_stats_fetch_retry(&qv->rx.stats.syncp, start));
-		do {
-			start = u64_stats_fetch_begin(&qv->tx.stats.syncp);
-			tp = qv->tx.stats.packets;
-			tb = qv->tx.stats.bytes;
-			td = qv->tx.stats.dropped;
-		} while (u64_stats_fetch_retry(&qv->tx.stats.syncp, start));
-		s->rx_packets += rp;
-		s->rx_bytes += rb;
-		s->rx_dropped += rd;
-		s->tx_packets += tp;
-		s->tx_bytes += tb;
-		s->tx_dropped += td;
-	}
+			if (!qv)
+				continue;
+			do {
+				start = u64_stats_fetch_begin(&qv->rx.stats.syncp);
+				rp = qv->rx.stats.packets;
+				rb = qv->rx.stats.bytes;
+				rd = qv->rx.stats.drops;
+			} while (u64_stats_fetch_retry(&qv->rx.stats.syncp,
+						       start));
+			do {
+				start = u64_stats_fetch_begin(&qv->tx.stats.syncp);
+				tp = qv->tx.stats.packets;
+				tb = qv->tx.stats.bytes;
+				td = qv->tx.stats.dropped;
+			} while (u64_stats_fetch_retry(&qv->tx.stats.syncp,
+						       start));
+			s->rx_packets += rp;
+			s->rx_bytes += rb;
+			s->rx_dropped += rd;
+			s->tx_packets += tp;
+			s->tx_bytes += tb;
+			s->tx_dropped += td;
+		}
+	} while (read_seqretry(&dm->stats_lock, seq));
 	rcu_read_unlock();
 }
 
@@ -676,15 +687,16 @@ static int dmnic_queue_start(struct net_device *netdev,
 {
 	struct dmnic *dm = netdev_priv(netdev);
 	struct dmnic_napi *qv = dmnic_rxq_qv(dm, idx);
-	struct dmnic_rx_stats stats;
 
 	if (!qv)
 		return -ENETDOWN;
 
-	/* Keep the queue's counters across the restart. */
-	stats = qv->rx.stats;
-	memcpy(&qv->rx, qmem, sizeof(qv->rx));
-	qv->rx.stats = stats;
+	/*
+	 * Everything but the counters: they stay live across the restart
+	 * (ndo_get_stats64 reads them locklessly; a copy of the new queue's
+	 * zeroes, even restored afterwards, would show them going back).
+	 */
+	memcpy(&qv->rx, qmem, offsetof(struct dmnic_rx_queue, stats));
 
 	dmnic_tx_hw_start(dm, &qv->tx);
 	dmnic_rx_hw_start(dm, &qv->rx);
@@ -984,6 +996,7 @@ void dmnic_netdev_init(struct dmnic *dm)
 	netdev->ethtool_ops = &dmnic_ethtool_ops;
 	netdev->queue_mgmt_ops = &dmnic_queue_mgmt_ops;
 	netdev->stat_ops = &dmnic_stat_ops;
+	seqlock_init(&dm->stats_lock);
 	netdev->netmem_tx = NETMEM_TX_DMA;
 	/* PASS, DROP, ABORTED, TX, also multi-buffer; no redirect */
 	netdev->xdp_features = NETDEV_XDP_ACT_BASIC | NETDEV_XDP_ACT_RX_SG;
