@@ -360,6 +360,11 @@ static bool dmnic_tx_clean(struct dmnic *dm, struct dmnic_tx_ring *tx,
 		dma_rmb();
 
 		first = &tx->bufs[tx->head];
+		/* netpoll (budget 0) must not call page pool APIs: an XDP_TX
+		 * frame and what follows it wait for the next NAPI poll.
+		 */
+		if (!budget && first->xdp_netmem)
+			break;
 		if (unlikely(!dmnic_tx_cmpl_matches(c, tx->head,
 						    dmnic_ring_used(tx->head,
 								    tx->tail,
@@ -1280,8 +1285,10 @@ int dmnic_poll(struct napi_struct *napi, int budget)
 		   DMNIC_Q_INT_RX | DMNIC_Q_INT_TX);
 
 	dmnic_tx_clean(dm, &qv->tx, budget);
-	if (budget)
-		done = dmnic_rx_clean(dm, qv, budget);
+	/* netpoll (budget 0): TX completions only, no RX, XDP or page pool */
+	if (!budget)
+		return 0;
+	done = dmnic_rx_clean(dm, qv, budget);
 	refilled = dmnic_rx_refill(dm, &qv->rx);
 
 	if (done == budget)
