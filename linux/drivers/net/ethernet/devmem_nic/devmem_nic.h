@@ -380,6 +380,7 @@ bool dmnic_tx_cmpl_matches(const struct dmnic_tx_cmpl *c, u32 head,
 enum dmnic_rx_csum dmnic_rx_csum_status(u32 flags);
 enum dmnic_rx_verdict dmnic_rx_verdict(u32 flags, unsigned int nr_frags,
 				       bool readable, bool rxcsum);
+bool dmnic_rx_hdr_len_ok(u32 hdr_len, u32 post_len);
 enum pkt_hash_types dmnic_rx_hash_type(u8 rss_type);
 unsigned int dmnic_xdp_max_mtu(bool xdp_frags);
 

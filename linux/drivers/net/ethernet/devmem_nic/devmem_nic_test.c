@@ -165,6 +165,21 @@ static void dmnic_test_tx_cmpl_matches(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, dmnic_tx_cmpl_matches(&c, 17, 3, &first));
 }
 
+/* A header buffer shorter than the Ethernet header never starts a packet. */
+static void dmnic_test_rx_hdr_len(struct kunit *test)
+{
+	KUNIT_EXPECT_FALSE(test, dmnic_rx_hdr_len_ok(0, DMNIC_HDR_BUF_SIZE));
+	KUNIT_EXPECT_FALSE(test, dmnic_rx_hdr_len_ok(1, DMNIC_HDR_BUF_SIZE));
+	KUNIT_EXPECT_FALSE(test, dmnic_rx_hdr_len_ok(ETH_HLEN - 1,
+						     DMNIC_HDR_BUF_SIZE));
+	KUNIT_EXPECT_TRUE(test, dmnic_rx_hdr_len_ok(ETH_HLEN,
+						    DMNIC_HDR_BUF_SIZE));
+	KUNIT_EXPECT_TRUE(test, dmnic_rx_hdr_len_ok(DMNIC_HDR_BUF_SIZE,
+						    DMNIC_HDR_BUF_SIZE));
+	KUNIT_EXPECT_FALSE(test, dmnic_rx_hdr_len_ok(DMNIC_HDR_BUF_SIZE + 1,
+						     DMNIC_HDR_BUF_SIZE));
+}
+
 static void dmnic_test_cmpl_layout(struct kunit *test)
 {
 	u8 raw[DMNIC_RXC_SIZE] = {};
@@ -546,6 +561,7 @@ static struct kunit_case dmnic_desc_test_cases[] = {
 	KUNIT_CASE(dmnic_test_tx_desc_csum),
 	KUNIT_CASE(dmnic_test_cmpl_gen),
 	KUNIT_CASE(dmnic_test_tx_cmpl_matches),
+	KUNIT_CASE(dmnic_test_rx_hdr_len),
 	KUNIT_CASE(dmnic_test_cmpl_layout),
 	KUNIT_CASE_PARAM(dmnic_test_rx_csum, dmnic_csum_gen_params),
 	KUNIT_CASE_PARAM(dmnic_test_rx_verdict, dmnic_verdict_gen_params),

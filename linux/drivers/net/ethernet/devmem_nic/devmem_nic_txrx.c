@@ -129,6 +129,18 @@ enum dmnic_rx_verdict dmnic_rx_verdict(u32 flags, unsigned int nr_frags,
 	return DMNIC_RX_PASS;
 }
 
+/*
+ * Whether a header buffer of @hdr_len bytes (posted with @post_len) can
+ * start a packet: it must hold the Ethernet header, since eth_type_trans()
+ * pulls ETH_HLEN bytes from the linear part and BUGs when payload frags
+ * are attached behind a shorter one. A correct device never sends that;
+ * a corrupted completion can.
+ */
+bool dmnic_rx_hdr_len_ok(u32 hdr_len, u32 post_len)
+{
+	return hdr_len >= ETH_HLEN && hdr_len <= post_len;
+}
+
 enum pkt_hash_types dmnic_rx_hash_type(u8 rss_type)
 {
 	switch (rss_type) {
@@ -991,7 +1003,7 @@ static netmem_ref dmnic_rx_take_hdr(struct dmnic *dm, struct dmnic_rx_queue *rx,
 		dmnic_queue_bad(dm, rx->idx, false, "bad RX header buffer ID");
 		return 0;
 	}
-	if (unlikely(!hdr_len || hdr_len > rx->hdr.post_len)) {
+	if (unlikely(!dmnic_rx_hdr_len_ok(hdr_len, rx->hdr.post_len))) {
 		page_pool_put_netmem(rx->hdr.pool, netmem, -1, true);
 		return 0;
 	}
