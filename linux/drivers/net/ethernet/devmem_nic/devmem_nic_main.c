@@ -116,6 +116,26 @@ void dmnic_reset_dma(struct dmnic *dm)
 }
 
 /*
+ * After a device reset, with rtnl and the instance lock: rebuild the queues
+ * of a running interface. If that fails the interface is closed, not left
+ * up with no queues (xmit dropping everything, nothing to see but a log
+ * line); the user can open it again.
+ */
+static void dmnic_restart(struct dmnic *dm)
+{
+	struct net_device *netdev = dm->netdev;
+	int err;
+
+	err = dmnic_restore(dm);
+	netif_device_attach(netdev);
+	if (err) {
+		netdev_err(netdev, "could not restart after reset (%d): closing\n",
+			   err);
+		netif_close(netdev);
+	}
+}
+
+/*
  * Reset the device and rebuild every queue, as around a PCI function
  * reset but within the driver; from a work item because it takes rtnl.
  */
@@ -123,17 +143,13 @@ static void dmnic_reset_work(struct work_struct *work)
 {
 	struct dmnic *dm = container_of(work, struct dmnic, reset_work);
 	struct net_device *netdev = dm->netdev;
-	int err;
 
 	rtnl_lock();
 	netdev_lock(netdev);
 	netif_device_detach(netdev);
 	dmnic_quiesce(dm);
 	dmnic_reset_keep_mask(dm);
-	err = dmnic_restore(dm);
-	if (err)
-		netdev_err(netdev, "could not restart after reset: %d\n", err);
-	netif_device_attach(netdev);
+	dmnic_restart(dm);
 	netdev_unlock(netdev);
 	rtnl_unlock();
 }
@@ -365,7 +381,6 @@ static void dmnic_reset_prepare(struct pci_dev *pdev)
 static void dmnic_reset_done(struct pci_dev *pdev)
 {
 	struct dmnic *dm = pci_get_drvdata(pdev);
-	int err;
 
 	dmnic_reset_hw(dm);
 	dmnic_wr32(dm, DMNIC_REG_INT_MASK,
@@ -373,11 +388,7 @@ static void dmnic_reset_done(struct pci_dev *pdev)
 
 	rtnl_lock();
 	netdev_lock(dm->netdev);
-	err = dmnic_restore(dm);
-	if (err)
-		netdev_err(dm->netdev, "could not restart after reset: %d\n",
-			   err);
-	netif_device_attach(dm->netdev);
+	dmnic_restart(dm);
 	netdev_unlock(dm->netdev);
 	rtnl_unlock();
 
