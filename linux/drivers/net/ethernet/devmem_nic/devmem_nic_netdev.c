@@ -172,6 +172,12 @@ static void dmnic_qv_start(struct dmnic *dm, struct dmnic_napi *qv)
 	napi_schedule(&qv->napi);
 }
 
+static void dmnic_qv_free_irq(struct dmnic *dm, struct dmnic_napi *qv)
+{
+	netif_napi_set_irq_locked(&qv->napi, -1);
+	free_irq(dmnic_queue_irq_nr(dm, qv->idx), qv);
+}
+
 /* No more interrupts, NAPI polls or refills on queue pair @qv. */
 static void dmnic_qv_quiesce(struct dmnic *dm, struct dmnic_napi *qv)
 {
@@ -261,7 +267,7 @@ static void dmnic_qvs_stop(struct dmnic *dm)
 		if (!dm->qv[q])
 			continue;
 		dmnic_tx_clean_all(dm, &dm->qv[q]->tx);
-		free_irq(dmnic_queue_irq_nr(dm, q), dm->qv[q]);
+		dmnic_qv_free_irq(dm, dm->qv[q]);
 	}
 	for (q = 0; q < dm->num_queues; q++)
 		if (dm->qv[q])
@@ -284,14 +290,17 @@ static int dmnic_qvs_start(struct dmnic *dm)
 		return err;
 
 	for (q = 0; q < dm->num_queues; q++) {
-		err = request_irq(dmnic_queue_irq_nr(dm, q),
-				  dmnic_queue_irq, 0, dm->qv[q]->irq_name,
+		int irq = dmnic_queue_irq_nr(dm, q);
+
+		err = request_irq(irq, dmnic_queue_irq, 0, dm->qv[q]->irq_name,
 				  dm->qv[q]);
 		if (err) {
 			while (q--)
-				free_irq(dmnic_queue_irq_nr(dm, q), dm->qv[q]);
+				dmnic_qv_free_irq(dm, dm->qv[q]);
 			return err;
 		}
+		/* NAPI netlink reports the IRQ; affinity follows it */
+		netif_napi_set_irq_locked(&dm->qv[q]->napi, irq);
 	}
 
 	dmnic_rss_default(dm);
