@@ -87,11 +87,22 @@ static void faccel_dmabuf_release(struct dma_buf *dmabuf)
 	struct faccel_buf *buf = dmabuf->priv;
 	struct faccel_dev *fdev = buf->fdev;
 
+	struct faccel_dev *heir;
+
 	mutex_lock(&fdev->lock);
 	list_del(&buf->node);
 	fdev->nr_bufs--;
 	gen_pool_free(fdev->pool, buf->phys, buf->size);
 	mutex_unlock(&fdev->lock);
+
+	/* No importer holds the range any more: a later instance may use it. */
+	mutex_lock(&faccel_gone_lock);
+	heir = buf->heir;
+	if (heir) {
+		gen_pool_free(heir->pool, buf->phys, buf->size);
+		faccel_dev_put_locked(heir);
+	}
+	mutex_unlock(&faccel_gone_lock);
 	kfree(buf);
 	faccel_dev_put(fdev);
 }
