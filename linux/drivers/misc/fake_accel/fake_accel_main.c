@@ -28,6 +28,7 @@ static DEFINE_IDA(faccel_ida);
 
 /* Removed instances whose buffers are still alive, by fdev->gone_node. */
 static LIST_HEAD(faccel_gone);
+/* faccel_gone, every faccel_buf.heir; taken before a faccel_dev.lock */
 DEFINE_MUTEX(faccel_gone_lock);
 
 /* The last reference went; faccel_gone_lock held. */

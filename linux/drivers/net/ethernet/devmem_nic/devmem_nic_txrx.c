@@ -418,10 +418,10 @@ static bool dmnic_tx_clean(struct dmnic *dm, struct dmnic_tx_ring *tx,
 	 * XDP_TX frame too (BQL counts only @bql bytes): a ring left full of
 	 * XDP_TX frames must wake it when they complete. BQL's barrier is
 	 * skipped when no skb bytes completed: order the new head before the
-	 * stopped check (pairs with netif_txq_try_stop()).
+	 * stopped check.
 	 */
 	if (!bql)
-		smp_mb();
+		smp_mb(); /* pairs with the barrier in netif_txq_try_stop() */
 	woken = !netif_txq_completed_wake(txq, done, bql,
 					  dmnic_ring_space(tx->head, tx->tail,
 							   tx->size),
