@@ -78,6 +78,8 @@ extern struct mutex faccel_gone_lock;
 /* dma-buf exporter (fake_accel_dmabuf.c) */
 struct faccel_buf *faccel_buf_create(struct faccel_dev *fdev, size_t size);
 unsigned int faccel_revoke_all(struct faccel_dev *fdev, unsigned int *maps);
+struct dma_buf *faccel_buf_range(struct faccel_dev *fdev, int fd, u64 off,
+				 u32 len, u64 *bar_off);
 void faccel_dev_put(struct faccel_dev *fdev);
 void faccel_dev_put_locked(struct faccel_dev *fdev);
 
@@ -99,6 +101,14 @@ static inline int faccel_alloc_size(u64 req, u64 mem_size, size_t *out)
 		return -ENOMEM;
 	*out = size;
 	return 0;
+}
+
+/* Whether [@off, @off + @len) lies in a buffer of @size bytes. */
+static inline bool faccel_range_ok(u64 off, u32 len, size_t size)
+{
+	u64 end;
+
+	return !check_add_overflow(off, (u64)len, &end) && end <= size;
 }
 
 /* Engine command for FACCEL_IOCTL_ENGINE: BAR2 operands only. */

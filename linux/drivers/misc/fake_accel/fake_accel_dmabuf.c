@@ -243,6 +243,37 @@ struct faccel_buf *faccel_buf_create(struct faccel_dev *fdev, size_t size)
 }
 
 /*
+ * The buffer of @fdev that dma-buf @fd is, with [@off, @off + @len) inside
+ * it: returns the dma-buf (a reference the caller drops with dma_buf_put()
+ * once the device is done with the range, so the range cannot be freed and
+ * handed out meanwhile) and the range's BAR2 offset in @bar_off. -EBADF
+ * for a bad fd, -EINVAL for a dma-buf of another exporter or device, or a
+ * range outside the buffer, -ENODEV for a revoked buffer.
+ */
+struct dma_buf *faccel_buf_range(struct faccel_dev *fdev, int fd, u64 off,
+				 u32 len, u64 *bar_off)
+{
+	struct faccel_buf *buf;
+	struct dma_buf *dmabuf;
+
+	dmabuf = dma_buf_get(fd);
+	if (IS_ERR(dmabuf))
+		return dmabuf;
+	buf = dmabuf->priv;
+	if (dmabuf->ops != &faccel_dmabuf_ops || buf->fdev != fdev ||
+	    !faccel_range_ok(off, len, buf->size)) {
+		dma_buf_put(dmabuf);
+		return ERR_PTR(-EINVAL);
+	}
+	if (READ_ONCE(buf->revoked)) {
+		dma_buf_put(dmabuf);
+		return ERR_PTR(-ENODEV);
+	}
+	*bar_off = buf->offset + off;
+	return dmabuf;
+}
+
+/*
  * Revoke every buffer of @fdev: no new attach, map, mmap or CPU access,
  * CPU mappings are zapped, dynamic importers are told to drop theirs.
  * Static importers (devmem TCP) cannot be told; their mappings stay until

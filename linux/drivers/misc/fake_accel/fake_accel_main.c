@@ -216,25 +216,50 @@ static long faccel_ioctl_alloc(struct faccel_dev *fdev, void __user *uarg)
 
 static long faccel_ioctl_engine(struct faccel_dev *fdev, void __user *uarg)
 {
+	struct dma_buf *src_buf = NULL, *dst_buf = NULL;
 	struct faccel_engine eng;
+	u64 src = 0, dst = 0;
+	bool reads, writes;
 	u32 cmd;
 	int ret;
 
 	if (copy_from_user(&eng, uarg, sizeof(eng)))
 		return -EFAULT;
+	if (eng.flags || eng.pad)
+		return -EINVAL;
 	ret = faccel_engine_cmd(eng.cmd, &cmd);
 	if (ret)
 		return ret;
+	reads = eng.cmd != FACCEL_ENGINE_FILL;
+	writes = eng.cmd != FACCEL_ENGINE_CRC;
+
+	/* Held until the command is done: the ranges cannot be reused. */
+	if (reads) {
+		src_buf = faccel_buf_range(fdev, eng.src_fd, eng.src, eng.len,
+					   &src);
+		if (IS_ERR(src_buf))
+			return PTR_ERR(src_buf);
+	}
+	if (writes) {
+		dst_buf = faccel_buf_range(fdev, eng.dst_fd, eng.dst, eng.len,
+					   &dst);
+		if (IS_ERR(dst_buf)) {
+			ret = PTR_ERR(dst_buf);
+			dst_buf = NULL;
+			goto out_put;
+		}
+	}
 
 	mutex_lock(&fdev->lock);
 	if (fdev->gone) {
 		mutex_unlock(&fdev->lock);
-		return -ENODEV;
+		ret = -ENODEV;
+		goto out_put;
 	}
-	writel(lower_32_bits(eng.src), fdev->regs + FACCEL_REG_ENG_SRC_LO);
-	writel(upper_32_bits(eng.src), fdev->regs + FACCEL_REG_ENG_SRC_HI);
-	writel(lower_32_bits(eng.dst), fdev->regs + FACCEL_REG_ENG_DST_LO);
-	writel(upper_32_bits(eng.dst), fdev->regs + FACCEL_REG_ENG_DST_HI);
+	writel(lower_32_bits(src), fdev->regs + FACCEL_REG_ENG_SRC_LO);
+	writel(upper_32_bits(src), fdev->regs + FACCEL_REG_ENG_SRC_HI);
+	writel(lower_32_bits(dst), fdev->regs + FACCEL_REG_ENG_DST_LO);
+	writel(upper_32_bits(dst), fdev->regs + FACCEL_REG_ENG_DST_HI);
 	writel(eng.len, fdev->regs + FACCEL_REG_ENG_LEN);
 	writel(eng.fill, fdev->regs + FACCEL_REG_ENG_FILL);
 	/* the command completes before this write returns */
@@ -245,8 +270,15 @@ static long faccel_ioctl_engine(struct faccel_dev *fdev, void __user *uarg)
 	mutex_unlock(&fdev->lock);
 
 	if (!(eng.status & FACCEL_ENG_STATUS_DONE))
-		return -EIO;
-	return copy_to_user(uarg, &eng, sizeof(eng)) ? -EFAULT : 0;
+		ret = -EIO;
+	else if (copy_to_user(uarg, &eng, sizeof(eng)))
+		ret = -EFAULT;
+out_put:
+	if (dst_buf)
+		dma_buf_put(dst_buf);
+	if (src_buf && !IS_ERR(src_buf))
+		dma_buf_put(src_buf);
+	return ret;
 }
 
 static long faccel_ioctl_fault(struct faccel_dev *fdev, void __user *uarg)

@@ -30,22 +30,32 @@ struct faccel_alloc {
 	__s32 fd;		/* out: dma-buf fd, O_RDWR | O_CLOEXEC */
 };
 
-/* FACCEL_IOCTL_ENGINE: one copy/CRC/fill command on BAR2 offsets */
+/*
+ * FACCEL_IOCTL_ENGINE: one copy/CRC/fill command on buffers of this device.
+ * Operands are named by dma-buf fd (from FACCEL_IOCTL_ALLOC_DMABUF on the
+ * same device) and offset in that buffer; the range must lie inside it
+ * (EINVAL otherwise, EBADF for a bad fd, ENODEV for a revoked buffer). A
+ * caller reaches only buffers it holds, never raw BAR2 offsets.
+ */
 #define FACCEL_ENGINE_COPY	1
 #define FACCEL_ENGINE_CRC	2
 #define FACCEL_ENGINE_FILL	3
 
 struct faccel_engine {
-	__u64 src;		/* in: BAR2 offset (COPY, CRC) */
-	__u64 dst;		/* in: BAR2 offset (COPY, FILL) */
+	__s32 src_fd;		/* in: dma-buf read (COPY, CRC), else -1 */
+	__s32 dst_fd;		/* in: dma-buf written (COPY, FILL), else -1 */
+	__u64 src;		/* in: offset in src_fd's buffer */
+	__u64 dst;		/* in: offset in dst_fd's buffer */
 	__u32 len;		/* in: bytes */
 	__u32 cmd;		/* in: FACCEL_ENGINE_* */
 	__u32 fill;		/* in: FILL pattern (little endian) */
+	__u32 flags;		/* in: must be 0 */
 	__u32 status;		/* out: ENG_STATUS (bit 0 done, 1 error,
 				 * 15:8 error code)
 				 */
 	__u32 crc;		/* out: CRC-32 (zlib) of the bytes read */
 	__u32 done_len;		/* out: bytes processed */
+	__u32 pad;		/* in: must be 0 */
 };
 
 /* FACCEL_IOCTL_FAULT: program the device's fault window (fault tests) */
