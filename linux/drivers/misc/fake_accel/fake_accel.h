@@ -13,9 +13,9 @@
 #include <linux/overflow.h>
 #include <linux/rwsem.h>
 #include <linux/types.h>
+#include <uapi/misc/fake_accel.h>
 
 #include "fake_accel_regs.h"
-#include "fake_accel_uapi.h"
 
 struct dma_buf;
 struct gen_pool;
