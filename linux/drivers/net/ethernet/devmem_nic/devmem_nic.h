@@ -216,7 +216,9 @@ struct dmnic_rx_queue {
 	struct dmnic_rx_stats stats;	/* last: queue_start keeps it */
 };
 
-static_assert(offsetofend(struct dmnic_rx_queue, stats) ==
+/* nothing but tail padding after the counters */
+static_assert(ALIGN(offsetofend(struct dmnic_rx_queue, stats),
+		    __alignof__(struct dmnic_rx_queue)) ==
 	      sizeof(struct dmnic_rx_queue));
 
 struct dmnic_napi {
