@@ -95,12 +95,7 @@ static int dmnic_reset_hw(struct dmnic *dm)
 	return err;
 }
 
-/*
- * A queue did not quiesce, so its buffers may still be DMA targets: stop
- * all DMA with a device reset before that memory is freed or reposted.
- * The registers of every queue are lost; the admin interrupt mask is kept.
- * The caller rebuilds the queues it needs.
- */
+/* Device reset: every queue register is lost, the admin interrupt mask kept. */
 static void dmnic_reset_keep_mask(struct dmnic *dm)
 {
 	u32 mask = dmnic_rd32(dm, DMNIC_REG_INT_MASK);
@@ -109,6 +104,11 @@ static void dmnic_reset_keep_mask(struct dmnic *dm)
 	dmnic_wr32(dm, DMNIC_REG_INT_MASK, mask);
 }
 
+/*
+ * A queue did not quiesce, so its buffers may still be DMA targets: stop
+ * all DMA with a device reset before that memory is freed or reposted.
+ * The caller rebuilds the queues it needs.
+ */
 void dmnic_reset_dma(struct dmnic *dm)
 {
 	netdev_warn(dm->netdev, "a queue did not quiesce: resetting the device\n");
