@@ -1052,5 +1052,10 @@ void dmnic_netdev_init(struct dmnic *dm)
 	dmnic_rss_default(dm);
 
 	netif_set_real_num_queues(netdev, dm->num_queues, dm->num_queues);
+	/*
+	 * Each queue's IRQ on one CPU (spread from the device's node), kept
+	 * by the core across queue rebuilds, a user's setting included.
+	 */
+	netif_set_affinity_auto(netdev);
 	netif_carrier_off(netdev);
 }
