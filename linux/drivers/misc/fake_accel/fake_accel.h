@@ -13,9 +13,9 @@
 #include <linux/overflow.h>
 #include <linux/rwsem.h>
 #include <linux/types.h>
+#include <uapi/misc/fake_accel.h>
 
 #include "fake_accel_regs.h"
-#include "fake_accel_uapi.h"
 
 struct dma_buf;
 struct gen_pool;
@@ -43,6 +43,13 @@ struct faccel_dev {
 	struct list_head bufs;
 	unsigned int nr_bufs;
 	bool gone;
+	/*
+	 * In faccel_gone once removed, until the last reference goes: its
+	 * buffers may still be mapped by static importers (devmem TCP), so
+	 * a later instance on the same device keeps their BAR2 ranges out of
+	 * its pool. Under faccel_gone_lock.
+	 */
+	struct list_head gone_node;
 	int id;
 	char name[32];
 	struct miscdevice misc;
@@ -58,12 +65,23 @@ struct faccel_buf {
 	size_t size;
 	bool revoked;			/* set under resv + mem_lock */
 	unsigned int nr_maps;		/* under dmabuf->resv */
+	/*
+	 * The later instance of the device whose pool holds this buffer's
+	 * range reserved (quarantined) until the buffer is released; with a
+	 * reference. Under faccel_gone_lock.
+	 */
+	struct faccel_dev *heir;
 };
+
+extern struct mutex faccel_gone_lock;
 
 /* dma-buf exporter (fake_accel_dmabuf.c) */
 struct faccel_buf *faccel_buf_create(struct faccel_dev *fdev, size_t size);
 unsigned int faccel_revoke_all(struct faccel_dev *fdev, unsigned int *maps);
+struct dma_buf *faccel_buf_range(struct faccel_dev *fdev, int fd, u64 off,
+				 u32 len, u64 *bar_off);
 void faccel_dev_put(struct faccel_dev *fdev);
+void faccel_dev_put_locked(struct faccel_dev *fdev);
 
 /*
  * Pure helpers, covered by KUnit (fake_accel_kunit.c).
@@ -83,6 +101,14 @@ static inline int faccel_alloc_size(u64 req, u64 mem_size, size_t *out)
 		return -ENOMEM;
 	*out = size;
 	return 0;
+}
+
+/* Whether [@off, @off + @len) lies in a buffer of @size bytes. */
+static inline bool faccel_range_ok(u64 off, u32 len, size_t size)
+{
+	u64 end;
+
+	return !check_add_overflow(off, (u64)len, &end) && end <= size;
 }
 
 /* Engine command for FACCEL_IOCTL_ENGINE: BAR2 operands only. */

@@ -3,7 +3,8 @@
  * fake-accel: dma-bufs carved from BAR2, exported as P2P memory.
  *
  * DMA addresses come from dma_buf_phys_vec_to_sgt() against the BAR2
- * p2pdma provider (the vfio-pci pattern): bus addresses when the importer
+ * p2pdma provider, as vfio-pci gets them (but see allow_static_importers
+ * below for where this driver departs from it): bus addresses when the importer
  * shares a PCIe switch with us, host-bridge mappings when the host bridge
  * is on the P2PDMA allowlist, refused otherwise.
  */
@@ -18,7 +19,24 @@
 #include <linux/pci-p2pdma.h>
 #include <linux/slab.h>
 
+#include <linux/moduleparam.h>
+
 #include "fake_accel.h"
+
+/*
+ * The dma-buf P2P contract (vfio-pci follows it) is to export MMIO only to
+ * importers that declare peer2peer and can be revoked (invalidate_mappings).
+ * devmem TCP is neither: it attaches statically (dma_buf_attach()) and keeps
+ * its mapping until its owner unbinds it. This lab driver exists to let it
+ * reach BAR memory, so by default it deviates from the contract and accepts
+ * such importers; a revoke (reset, unbind) then cannot stop their DMA (see
+ * the quarantine in fake_accel_main.c). With allow_static_importers=0 they
+ * are refused, as vfio-pci refuses them.
+ */
+static bool allow_static_importers = true;
+module_param(allow_static_importers, bool, 0644);
+MODULE_PARM_DESC(allow_static_importers,
+		 "Export BAR2 to importers that are not peer2peer or cannot be revoked, such as devmem TCP (default: Y; a deviation from the dma-buf P2P contract)");
 
 static int faccel_dmabuf_attach(struct dma_buf *dmabuf,
 				struct dma_buf_attachment *attach)
@@ -30,6 +48,13 @@ static int faccel_dmabuf_attach(struct dma_buf *dmabuf,
 	mutex_lock(&fdev->lock);
 	if (fdev->gone || READ_ONCE(buf->revoked)) {
 		ret = -ENODEV;
+	} else if ((!attach->peer2peer || !dma_buf_attach_revocable(attach)) &&
+		   !READ_ONCE(allow_static_importers)) {
+		dev_warn_ratelimited(&fdev->pdev->dev,
+				     "refusing dma-buf attach from %s %s: not a revocable peer2peer importer (fake_accel.allow_static_importers=0)\n",
+				     dev_driver_string(attach->dev),
+				     dev_name(attach->dev));
+		ret = -EOPNOTSUPP;
 	} else if (pci_p2pdma_distance(fdev->pdev, attach->dev, true) < 0) {
 		dev_warn(&fdev->pdev->dev,
 			 "refusing dma-buf attach from %s %s: it cannot reach BAR2 by PCI peer-to-peer DMA (put both devices behind one PCIe switch)\n",
@@ -87,11 +112,22 @@ static void faccel_dmabuf_release(struct dma_buf *dmabuf)
 	struct faccel_buf *buf = dmabuf->priv;
 	struct faccel_dev *fdev = buf->fdev;
 
+	struct faccel_dev *heir;
+
 	mutex_lock(&fdev->lock);
 	list_del(&buf->node);
 	fdev->nr_bufs--;
 	gen_pool_free(fdev->pool, buf->phys, buf->size);
 	mutex_unlock(&fdev->lock);
+
+	/* No importer holds the range any more: a later instance may use it. */
+	mutex_lock(&faccel_gone_lock);
+	heir = buf->heir;
+	if (heir) {
+		gen_pool_free(heir->pool, buf->phys, buf->size);
+		faccel_dev_put_locked(heir);
+	}
+	mutex_unlock(&faccel_gone_lock);
 	kfree(buf);
 	faccel_dev_put(fdev);
 }
@@ -204,6 +240,37 @@ struct faccel_buf *faccel_buf_create(struct faccel_dev *fdev, size_t size)
 	list_add_tail(&buf->node, &fdev->bufs);
 	fdev->nr_bufs++;
 	return buf;
+}
+
+/*
+ * The buffer of @fdev that dma-buf @fd is, with [@off, @off + @len) inside
+ * it: returns the dma-buf (a reference the caller drops with dma_buf_put()
+ * once the device is done with the range, so the range cannot be freed and
+ * handed out meanwhile) and the range's BAR2 offset in @bar_off. -EBADF
+ * for a bad fd, -EINVAL for a dma-buf of another exporter or device, or a
+ * range outside the buffer, -ENODEV for a revoked buffer.
+ */
+struct dma_buf *faccel_buf_range(struct faccel_dev *fdev, int fd, u64 off,
+				 u32 len, u64 *bar_off)
+{
+	struct faccel_buf *buf;
+	struct dma_buf *dmabuf;
+
+	dmabuf = dma_buf_get(fd);
+	if (IS_ERR(dmabuf))
+		return dmabuf;
+	buf = dmabuf->priv;
+	if (dmabuf->ops != &faccel_dmabuf_ops || buf->fdev != fdev ||
+	    !faccel_range_ok(off, len, buf->size)) {
+		dma_buf_put(dmabuf);
+		return ERR_PTR(-EINVAL);
+	}
+	if (READ_ONCE(buf->revoked)) {
+		dma_buf_put(dmabuf);
+		return ERR_PTR(-ENODEV);
+	}
+	*bar_off = buf->offset + off;
+	return dmabuf;
 }
 
 /*

@@ -54,6 +54,20 @@ static void faccel_test_engine_cmd(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, faccel_engine_cmd(4, &reg), -EINVAL);
 }
 
+/* ENGINE operands: a range inside the caller's buffer, nothing else. */
+static void faccel_test_range_ok(struct kunit *test)
+{
+	const size_t size = 1 << 20;
+
+	KUNIT_EXPECT_TRUE(test, faccel_range_ok(0, size, size));
+	KUNIT_EXPECT_TRUE(test, faccel_range_ok(size - 8, 8, size));
+	KUNIT_EXPECT_TRUE(test, faccel_range_ok(size, 0, size));
+	KUNIT_EXPECT_FALSE(test, faccel_range_ok(size - 8, 16, size));
+	KUNIT_EXPECT_FALSE(test, faccel_range_ok(size, 1, size));
+	KUNIT_EXPECT_FALSE(test, faccel_range_ok(U64_MAX - 3, 8, size));
+	KUNIT_EXPECT_FALSE(test, faccel_range_ok(U64_MAX, U32_MAX, size));
+}
+
 static void faccel_test_fault_pfn(struct kunit *test)
 {
 	const phys_addr_t phys = 0x800000000ULL + 3 * PAGE_SIZE;
@@ -72,8 +86,10 @@ static void faccel_test_uapi_layout(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sizeof(struct faccel_info), 32);
 	KUNIT_EXPECT_EQ(test, sizeof(struct faccel_alloc), 24);
 	KUNIT_EXPECT_EQ(test, offsetof(struct faccel_alloc, fd), 20);
-	KUNIT_EXPECT_EQ(test, sizeof(struct faccel_engine), 40);
-	KUNIT_EXPECT_EQ(test, offsetof(struct faccel_engine, done_len), 36);
+	KUNIT_EXPECT_EQ(test, sizeof(struct faccel_engine), 56);
+	KUNIT_EXPECT_EQ(test, offsetof(struct faccel_engine, src), 8);
+	KUNIT_EXPECT_EQ(test, offsetof(struct faccel_engine, done_len), 48);
+	KUNIT_EXPECT_EQ(test, FACCEL_IOCTL_ENGINE, 0xc038fa02);
 	KUNIT_EXPECT_EQ(test, _IOC_NR(FACCEL_IOCTL_ENGINE), 2);
 	KUNIT_EXPECT_EQ(test, _IOC_TYPE(FACCEL_IOCTL_RESET), 0xFA);
 	KUNIT_EXPECT_EQ(test, sizeof(struct faccel_fault), 24);
@@ -83,6 +99,7 @@ static void faccel_test_uapi_layout(struct kunit *test)
 static struct kunit_case faccel_test_cases[] = {
 	KUNIT_CASE(faccel_test_alloc_size),
 	KUNIT_CASE(faccel_test_engine_cmd),
+	KUNIT_CASE(faccel_test_range_ok),
 	KUNIT_CASE(faccel_test_fault_pfn),
 	KUNIT_CASE(faccel_test_uapi_layout),
 	{}

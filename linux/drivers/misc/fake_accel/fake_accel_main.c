@@ -26,19 +26,106 @@
 
 static DEFINE_IDA(faccel_ida);
 
-static void faccel_dev_release(struct kref *ref)
+/* Removed instances whose buffers are still alive, by fdev->gone_node. */
+static LIST_HEAD(faccel_gone);
+/* faccel_gone, every faccel_buf.heir; taken before a faccel_dev.lock */
+DEFINE_MUTEX(faccel_gone_lock);
+
+/* The last reference went; faccel_gone_lock held. */
+static void faccel_dev_free(struct kref *ref)
 {
 	struct faccel_dev *fdev = container_of(ref, struct faccel_dev, ref);
 
-	/* every buffer is gone (each held a reference) */
+	/* every buffer is gone (each held a reference), and so is every
+	 * range quarantined in our pool (each held one too)
+	 */
+	list_del(&fdev->gone_node);
 	gen_pool_destroy(fdev->pool);
 	pci_dev_put(fdev->pdev);
 	kfree(fdev);
 }
 
+static void faccel_dev_release(struct kref *ref)
+{
+	faccel_dev_free(ref);
+	mutex_unlock(&faccel_gone_lock);
+}
+
 void faccel_dev_put(struct faccel_dev *fdev)
 {
-	kref_put(&fdev->ref, faccel_dev_release);
+	kref_put_mutex(&fdev->ref, faccel_dev_release, &faccel_gone_lock);
+}
+
+/* With faccel_gone_lock held. */
+void faccel_dev_put_locked(struct faccel_dev *fdev)
+{
+	lockdep_assert_held(&faccel_gone_lock);
+	kref_put(&fdev->ref, faccel_dev_free);
+}
+
+/*
+ * A new instance (@fdev, its pool filled, not yet visible) on a device an
+ * earlier instance was removed from: devmem TCP maps a dma-buf statically
+ * and cannot be told to stop, so the NIC may still write the BAR2 range of
+ * any buffer of the old instance that is not yet released. Reserve those
+ * ranges in the new pool (quarantine) until each buffer's release, so no
+ * new buffer hands them to another user. With @undo, give them back (probe
+ * failed).
+ */
+static void faccel_quarantine(struct faccel_dev *fdev, bool undo)
+{
+	struct faccel_dev *old;
+	struct faccel_buf *buf;
+	unsigned int n = 0;
+	u64 bytes = 0;
+
+	mutex_lock(&faccel_gone_lock);
+	list_for_each_entry(old, &faccel_gone, gone_node) {
+		if (old->pdev != fdev->pdev)
+			continue;
+		mutex_lock(&old->lock);
+		list_for_each_entry(buf, &old->bufs, node) {
+			struct genpool_data_fixed at = {
+				.offset = buf->phys - fdev->mem_phys,
+			};
+
+			if (undo) {
+				if (buf->heir != fdev)
+					continue;
+				gen_pool_free(fdev->pool, buf->phys, buf->size);
+				buf->heir = NULL;
+				kref_put(&fdev->ref, faccel_dev_free);
+				continue;
+			}
+			if (buf->phys < fdev->mem_phys ||
+			    buf->phys + buf->size > fdev->mem_phys + fdev->mem_size)
+				continue;	/* BAR moved: not ours any more */
+			if (gen_pool_alloc_algo(fdev->pool, buf->size,
+						gen_pool_fixed_alloc, &at) !=
+			    buf->phys) {
+				dev_warn(&fdev->pdev->dev,
+					 "cannot quarantine BAR2 %#lx+%#zx\n",
+					 at.offset, buf->size);
+				continue;
+			}
+			/* an earlier heir is gone too: move to the new one */
+			if (buf->heir) {
+				gen_pool_free(buf->heir->pool, buf->phys,
+					      buf->size);
+				faccel_dev_put_locked(buf->heir);
+			}
+			kref_get(&fdev->ref);
+			buf->heir = fdev;
+			n++;
+			bytes += buf->size;
+		}
+		mutex_unlock(&old->lock);
+	}
+	mutex_unlock(&faccel_gone_lock);
+	if (n)
+		dev_warn(&fdev->pdev->dev,
+			 "%u buffers (%llu KiB) of the previous driver instance still exist (static importers may still write them): their BAR2 ranges stay unused until released\n",
+			 n, bytes >> 10);
 }
 
 static void faccel_revoke(struct faccel_dev *fdev, const char *why)
@@ -129,25 +216,50 @@ static long faccel_ioctl_alloc(struct faccel_dev *fdev, void __user *uarg)
 
 static long faccel_ioctl_engine(struct faccel_dev *fdev, void __user *uarg)
 {
+	struct dma_buf *src_buf = NULL, *dst_buf = NULL;
 	struct faccel_engine eng;
+	u64 src = 0, dst = 0;
+	bool reads, writes;
 	u32 cmd;
 	int ret;
 
 	if (copy_from_user(&eng, uarg, sizeof(eng)))
 		return -EFAULT;
+	if (eng.flags || eng.pad)
+		return -EINVAL;
 	ret = faccel_engine_cmd(eng.cmd, &cmd);
 	if (ret)
 		return ret;
+	reads = eng.cmd != FACCEL_ENGINE_FILL;
+	writes = eng.cmd != FACCEL_ENGINE_CRC;
+
+	/* Held until the command is done: the ranges cannot be reused. */
+	if (reads) {
+		src_buf = faccel_buf_range(fdev, eng.src_fd, eng.src, eng.len,
+					   &src);
+		if (IS_ERR(src_buf))
+			return PTR_ERR(src_buf);
+	}
+	if (writes) {
+		dst_buf = faccel_buf_range(fdev, eng.dst_fd, eng.dst, eng.len,
+					   &dst);
+		if (IS_ERR(dst_buf)) {
+			ret = PTR_ERR(dst_buf);
+			dst_buf = NULL;
+			goto out_put;
+		}
+	}
 
 	mutex_lock(&fdev->lock);
 	if (fdev->gone) {
 		mutex_unlock(&fdev->lock);
-		return -ENODEV;
+		ret = -ENODEV;
+		goto out_put;
 	}
-	writel(lower_32_bits(eng.src), fdev->regs + FACCEL_REG_ENG_SRC_LO);
-	writel(upper_32_bits(eng.src), fdev->regs + FACCEL_REG_ENG_SRC_HI);
-	writel(lower_32_bits(eng.dst), fdev->regs + FACCEL_REG_ENG_DST_LO);
-	writel(upper_32_bits(eng.dst), fdev->regs + FACCEL_REG_ENG_DST_HI);
+	writel(lower_32_bits(src), fdev->regs + FACCEL_REG_ENG_SRC_LO);
+	writel(upper_32_bits(src), fdev->regs + FACCEL_REG_ENG_SRC_HI);
+	writel(lower_32_bits(dst), fdev->regs + FACCEL_REG_ENG_DST_LO);
+	writel(upper_32_bits(dst), fdev->regs + FACCEL_REG_ENG_DST_HI);
 	writel(eng.len, fdev->regs + FACCEL_REG_ENG_LEN);
 	writel(eng.fill, fdev->regs + FACCEL_REG_ENG_FILL);
 	/* the command completes before this write returns */
@@ -158,8 +270,15 @@ static long faccel_ioctl_engine(struct faccel_dev *fdev, void __user *uarg)
 	mutex_unlock(&fdev->lock);
 
 	if (!(eng.status & FACCEL_ENG_STATUS_DONE))
-		return -EIO;
-	return copy_to_user(uarg, &eng, sizeof(eng)) ? -EFAULT : 0;
+		ret = -EIO;
+	else if (copy_to_user(uarg, &eng, sizeof(eng)))
+		ret = -EFAULT;
+out_put:
+	if (dst_buf)
+		dma_buf_put(dst_buf);
+	if (src_buf && !IS_ERR(src_buf))
+		dma_buf_put(src_buf);
+	return ret;
 }
 
 static long faccel_ioctl_fault(struct faccel_dev *fdev, void __user *uarg)
@@ -285,6 +404,7 @@ static int faccel_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	mutex_init(&fdev->lock);
 	init_rwsem(&fdev->mem_lock);
 	INIT_LIST_HEAD(&fdev->bufs);
+	INIT_LIST_HEAD(&fdev->gone_node);
 	fdev->pdev = pci_dev_get(pdev);
 	fdev->regs = regs;
 	fdev->mem_phys = pci_resource_start(pdev, FACCEL_BAR_MEM);
@@ -317,15 +437,17 @@ static int faccel_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	fdev->misc.parent = &pdev->dev;
 	fdev->misc.mode = 0600;
 	pci_set_drvdata(pdev, fdev);
+	faccel_quarantine(fdev, false);
 	ret = misc_register(&fdev->misc);
 	if (ret)
-		goto err_ida;
+		goto err_quarantine;
 
 	dev_info(&pdev->dev, "%s: %llu MiB device memory at %pa, P2P provider ready\n",
 		 fdev->name, fdev->mem_size >> 20, &fdev->mem_phys);
 	return 0;
 
-err_ida:
+err_quarantine:
+	faccel_quarantine(fdev, true);
 	ida_free(&faccel_ida, fdev->id);
 err_pool:
 	gen_pool_destroy(fdev->pool);
@@ -349,6 +471,11 @@ static void faccel_remove(struct pci_dev *pdev)
 	fdev->regs = NULL;
 	fdev->provider = NULL;
 	mutex_unlock(&fdev->lock);
+
+	/* a later instance quarantines what its buffers still cover */
+	mutex_lock(&faccel_gone_lock);
+	list_add_tail(&fdev->gone_node, &faccel_gone);
+	mutex_unlock(&faccel_gone_lock);
 
 	/* pcim/devm release BARs and the p2pdma provider after we return */
 	faccel_dev_put(fdev);

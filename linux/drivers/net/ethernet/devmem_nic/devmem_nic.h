@@ -12,6 +12,7 @@
 #include <linux/io.h>
 #include <linux/netdevice.h>
 #include <linux/pci.h>
+#include <linux/seqlock.h>
 #include <linux/timer.h>
 #include <linux/u64_stats_sync.h>
 #include <linux/workqueue.h>
@@ -146,11 +147,18 @@ struct dmnic_rx_stats {
 
 /* What the TX completion path must do with one descriptor's buffer. */
 struct dmnic_tx_buf {
-	struct sk_buff *skb;	/* on the packet's first descriptor only */
+	struct sk_buff *skb;	/* on the packet's last descriptor only */
 	dma_addr_t dma;		/* 0 when nothing to unmap (net_iov frags) */
 	u32 len;
 	bool single;		/* mapped with dma_map_single (linear part) */
 	netmem_ref xdp_netmem;	/* XDP_TX: page pool buffer to recycle */
+	/*
+	 * On the packet's first descriptor: what the driver queued, so that a
+	 * completion is checked against it and BQL never takes the device's
+	 * word for the byte count.
+	 */
+	u32 pkt_bytes;		/* frame length (skb->len, XDP frame length) */
+	u16 pkt_ndesc;		/* descriptors of the packet */
 };
 
 struct dmnic_tx_ring {
@@ -205,8 +213,13 @@ struct dmnic_rx_queue {
 	/* XDP queues assemble an xdp_buff instead: header buffer + frags */
 	struct xdp_buff xbuf;
 	netmem_ref xbuf_hdr;	/* its header buffer, 0 if none */
-	struct dmnic_rx_stats stats;
+	struct dmnic_rx_stats stats;	/* last: queue_start keeps it */
 };
+
+/* nothing but tail padding after the counters */
+static_assert(ALIGN(offsetofend(struct dmnic_rx_queue, stats),
+		    __alignof__(struct dmnic_rx_queue)) ==
+	      sizeof(struct dmnic_rx_queue));
 
 struct dmnic_napi {
 	struct napi_struct napi;
@@ -252,6 +265,8 @@ struct dmnic {
 	unsigned int num_vecs;
 	char admin_irq_name[32];
 	struct work_struct admin_work;
+	/* a queue did not quiesce: reset the device before reusing memory */
+	struct work_struct reset_work;
 
 	u32 rx_ring_size;
 	u32 tx_ring_size;
@@ -285,7 +300,14 @@ struct dmnic {
 	DECLARE_BITMAP(qerr_sw_rx, DMNIC_MAX_QUEUES);
 	DECLARE_BITMAP(qerr_sw_tx, DMNIC_MAX_QUEUES);
 
-	/* stats of queues that no longer exist (channels shrunk, restarts) */
+	/*
+	 * stats of queues that no longer exist (channels shrunk, restarts).
+	 * A queue's counters move into them under @stats_lock, so that a
+	 * lockless ndo_get_stats64 sees them either in the queue or in the
+	 * base, never in both or neither (u64_stats_sync orders nothing on
+	 * 64-bit).
+	 */
+	seqlock_t stats_lock;
 	struct dmnic_rx_stats base_rx;
 	struct dmnic_tx_stats base_tx;
 };
@@ -355,9 +377,12 @@ void dmnic_tx_desc_fill(struct dmnic_tx_desc *d, dma_addr_t addr, u32 len,
 			u16 id, bool eop, const struct sk_buff *csum_skb);
 bool dmnic_rx_cmpl_valid(const struct dmnic_rx_cmpl *c, u32 gen);
 bool dmnic_tx_cmpl_valid(const struct dmnic_tx_cmpl *c, u32 gen);
+bool dmnic_tx_cmpl_matches(const struct dmnic_tx_cmpl *c, u32 head,
+			   unsigned int used, const struct dmnic_tx_buf *first);
 enum dmnic_rx_csum dmnic_rx_csum_status(u32 flags);
 enum dmnic_rx_verdict dmnic_rx_verdict(u32 flags, unsigned int nr_frags,
 				       bool readable, bool rxcsum);
+bool dmnic_rx_hdr_len_ok(u32 hdr_len, u32 post_len);
 enum pkt_hash_types dmnic_rx_hash_type(u8 rss_type);
 unsigned int dmnic_xdp_max_mtu(bool xdp_frags);
 
@@ -388,6 +413,8 @@ int dmnic_rss_rxh_to_hf(u32 flow_type, u64 rxh, u32 *hf);
 
 /* devmem_nic_main.c */
 void dmnic_update_link(struct dmnic *dm);
+void dmnic_reset_dma(struct dmnic *dm);
+void dmnic_schedule_reset(struct dmnic *dm);
 
 /* devmem_nic_netdev.c */
 void dmnic_netdev_init(struct dmnic *dm);

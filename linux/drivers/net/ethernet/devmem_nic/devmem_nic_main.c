@@ -95,6 +95,71 @@ static int dmnic_reset_hw(struct dmnic *dm)
 	return err;
 }
 
+/* Device reset: every queue register is lost, the admin interrupt mask kept. */
+static void dmnic_reset_keep_mask(struct dmnic *dm)
+{
+	u32 mask = dmnic_rd32(dm, DMNIC_REG_INT_MASK);
+
+	dmnic_reset_hw(dm);
+	dmnic_wr32(dm, DMNIC_REG_INT_MASK, mask);
+}
+
+/*
+ * A queue did not quiesce, so its buffers may still be DMA targets: stop
+ * all DMA with a device reset before that memory is freed or reposted.
+ * The caller rebuilds the queues it needs.
+ */
+void dmnic_reset_dma(struct dmnic *dm)
+{
+	netdev_warn(dm->netdev, "a queue did not quiesce: resetting the device\n");
+	dmnic_reset_keep_mask(dm);
+}
+
+/*
+ * After a device reset, with rtnl and the instance lock: rebuild the queues
+ * of a running interface. If that fails the interface is closed, not left
+ * up with no queues (xmit dropping everything, nothing to see but a log
+ * line); the user can open it again.
+ */
+static void dmnic_restart(struct dmnic *dm)
+{
+	struct net_device *netdev = dm->netdev;
+	int err;
+
+	err = dmnic_restore(dm);
+	netif_device_attach(netdev);
+	if (err) {
+		netdev_err(netdev, "could not restart after reset (%d): closing\n",
+			   err);
+		netif_close(netdev);
+	}
+}
+
+/*
+ * Reset the device and rebuild every queue, as around a PCI function
+ * reset but within the driver; from a work item because it takes rtnl.
+ */
+static void dmnic_reset_work(struct work_struct *work)
+{
+	struct dmnic *dm = container_of(work, struct dmnic, reset_work);
+	struct net_device *netdev = dm->netdev;
+
+	rtnl_lock();
+	netdev_lock(netdev);
+	netif_device_detach(netdev);
+	dmnic_quiesce(dm);
+	dmnic_reset_keep_mask(dm);
+	dmnic_restart(dm);
+	netdev_unlock(netdev);
+	rtnl_unlock();
+}
+
+/* Any context: a queue could not be stopped; reset the whole device. */
+void dmnic_schedule_reset(struct dmnic *dm)
+{
+	schedule_work(&dm->reset_work);
+}
+
 static int dmnic_alloc_irqs(struct dmnic *dm)
 {
 	struct pci_dev *pdev = dm->pdev;
@@ -110,6 +175,7 @@ static int dmnic_alloc_irqs(struct dmnic *dm)
 	dm->num_vecs = nvec;
 
 	INIT_WORK(&dm->admin_work, dmnic_admin_work);
+	INIT_WORK(&dm->reset_work, dmnic_reset_work);
 	INIT_DELAYED_WORK(&dm->qerr_work, dmnic_qerr_work);
 	INIT_DELAYED_WORK(&dm->health_work, dmnic_health_work);
 	err = request_irq(dmnic_admin_irq_nr(dm), dmnic_admin_irq, 0,
@@ -240,7 +306,12 @@ err_free_netdev:
 	return err;
 }
 
-/* Mask every interrupt and wait out the admin, health and queue-error work. */
+/*
+ * Mask every interrupt and wait out the admin, health and queue-error work.
+ * While the interface is up, NAPI (bad completions) and the TX watchdog
+ * can queue the queue-error work again: only a closed interface is free
+ * of it.
+ */
 static void dmnic_stop_admin(struct dmnic *dm)
 {
 	dmnic_wr32(dm, DMNIC_REG_INT_MASK, ~0u);
@@ -248,6 +319,7 @@ static void dmnic_stop_admin(struct dmnic *dm)
 	cancel_work_sync(&dm->admin_work);
 	cancel_delayed_work_sync(&dm->health_work);
 	cancel_delayed_work_sync(&dm->qerr_work);
+	cancel_work_sync(&dm->reset_work);
 }
 
 static void dmnic_remove(struct pci_dev *pdev)
@@ -259,6 +331,13 @@ static void dmnic_remove(struct pci_dev *pdev)
 
 	/* unregister_netdev() closes the device, which quiesces all queues. */
 	unregister_netdev(dm->netdev);
+	/*
+	 * Until the close, NAPI and ndo_tx_timeout could queue qerr_work
+	 * again: wait for it and keep it from being queued before dm is
+	 * freed.
+	 */
+	disable_delayed_work_sync(&dm->qerr_work);
+	disable_work_sync(&dm->reset_work);
 	dmnic_free_irqs(dm);
 	dmnic_reset_hw(dm);
 	pci_clear_master(pdev);
@@ -302,7 +381,6 @@ static void dmnic_reset_prepare(struct pci_dev *pdev)
 static void dmnic_reset_done(struct pci_dev *pdev)
 {
 	struct dmnic *dm = pci_get_drvdata(pdev);
-	int err;
 
 	dmnic_reset_hw(dm);
 	dmnic_wr32(dm, DMNIC_REG_INT_MASK,
@@ -310,11 +388,7 @@ static void dmnic_reset_done(struct pci_dev *pdev)
 
 	rtnl_lock();
 	netdev_lock(dm->netdev);
-	err = dmnic_restore(dm);
-	if (err)
-		netdev_err(dm->netdev, "could not restart after reset: %d\n",
-			   err);
-	netif_device_attach(dm->netdev);
+	dmnic_restart(dm);
 	netdev_unlock(dm->netdev);
 	rtnl_unlock();
 

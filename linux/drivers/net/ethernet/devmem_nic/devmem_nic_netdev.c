@@ -65,15 +65,42 @@ void dmnic_hds_thresh_write(struct dmnic *dm)
 		dmnic_wr32(dm, DMNIC_QREG(q, DMNIC_Q_HDS_THRESH), dm->hds_thresh);
 }
 
-/* Free a queue pair that is not live (stopped, or never started). */
+/*
+ * Free the queue pairs in @qvs[0..@n-1] (NULLs skipped) that are not live
+ * (stopped, or never started). netif_napi_del_locked() waits for an RCU
+ * grace period per NAPI instance, which made a reconfiguration of 16
+ * queues on a debug kernel take 38-77 s: delete them all, then wait once.
+ */
+static void dmnic_qvs_release(struct dmnic *dm, struct dmnic_napi **qvs,
+			      unsigned int n)
+{
+	bool any = false;
+	unsigned int q;
+
+	for (q = 0; q < n; q++) {
+		if (!qvs[q])
+			continue;
+		timer_shutdown_sync(&qvs[q]->refill_timer);
+		__netif_napi_del_locked(&qvs[q]->napi);
+		any = true;
+	}
+	if (!any)
+		return;
+	synchronize_net();
+	for (q = 0; q < n; q++) {
+		if (!qvs[q])
+			continue;
+		dmnic_rx_free(dm, &qvs[q]->rx);
+		dmnic_tx_free(dm, &qvs[q]->tx);
+		/* ndo_get_stats64 may still be reading it under RCU */
+		kfree_rcu(qvs[q], rcu);
+		qvs[q] = NULL;
+	}
+}
+
 static void dmnic_qv_free(struct dmnic *dm, struct dmnic_napi *qv)
 {
-	timer_shutdown_sync(&qv->refill_timer);
-	netif_napi_del_locked(&qv->napi);
-	dmnic_rx_free(dm, &qv->rx);
-	dmnic_tx_free(dm, &qv->tx);
-	/* ndo_get_stats64 may still be reading it under RCU */
-	kfree_rcu(qv, rcu);
+	dmnic_qvs_release(dm, &qv, 1);
 }
 
 /*
@@ -123,10 +150,7 @@ static int dmnic_qvs_alloc(struct dmnic *dm, unsigned int n,
 			int err = PTR_ERR(qvs[q]);
 
 			qvs[q] = NULL;
-			while (q--) {
-				dmnic_qv_free(dm, qvs[q]);
-				qvs[q] = NULL;
-			}
+			dmnic_qvs_release(dm, qvs, q);
 			return err;
 		}
 	}
@@ -148,6 +172,12 @@ static void dmnic_qv_start(struct dmnic *dm, struct dmnic_napi *qv)
 	napi_schedule(&qv->napi);
 }
 
+static void dmnic_qv_free_irq(struct dmnic *dm, struct dmnic_napi *qv)
+{
+	netif_napi_set_irq_locked(&qv->napi, -1);
+	free_irq(dmnic_queue_irq_nr(dm, qv->idx), qv);
+}
+
 /* No more interrupts, NAPI polls or refills on queue pair @qv. */
 static void dmnic_qv_quiesce(struct dmnic *dm, struct dmnic_napi *qv)
 {
@@ -161,12 +191,17 @@ static void dmnic_qv_quiesce(struct dmnic *dm, struct dmnic_napi *qv)
 	netif_queue_set_napi(dm->netdev, q, NETDEV_QUEUE_TYPE_TX, NULL);
 }
 
-/* Quiesced and no xmit any more: take the rings back from the device. */
-static void dmnic_qv_hw_stop(struct dmnic *dm, struct dmnic_napi *qv)
+/*
+ * Quiesced and no xmit any more: take the rings back from the device.
+ * Returns an error if a direction did not quiesce: its memory may still be
+ * a DMA target until the device is reset.
+ */
+static int dmnic_qv_hw_stop(struct dmnic *dm, struct dmnic_napi *qv)
 {
-	dmnic_queue_hw_stop(dm, qv->idx, true);
-	dmnic_queue_hw_stop(dm, qv->idx, false);
-	dmnic_tx_clean_all(dm, &qv->tx);
+	int err_tx = dmnic_queue_hw_stop(dm, qv->idx, true);
+	int err_rx = dmnic_queue_hw_stop(dm, qv->idx, false);
+
+	return err_tx ?: err_rx;
 }
 
 /*
@@ -178,6 +213,7 @@ static void dmnic_stats_fold(struct dmnic *dm, struct dmnic_napi *qv)
 	struct dmnic_rx_stats *rx = &qv->rx.stats;
 	struct dmnic_tx_stats *tx = &qv->tx.stats;
 
+	write_seqlock_bh(&dm->stats_lock);
 	dm->base_rx.packets += rx->packets;
 	dm->base_rx.bytes += rx->bytes;
 	dm->base_rx.alloc_fail += rx->alloc_fail;
@@ -203,11 +239,13 @@ static void dmnic_stats_fold(struct dmnic *dm, struct dmnic_napi *qv)
 	u64_stats_update_begin(&tx->syncp);
 	memset(tx, 0, offsetof(struct dmnic_tx_stats, syncp));
 	u64_stats_update_end(&tx->syncp);
+	write_sequnlock_bh(&dm->stats_lock);
 }
 
 /* Stop the live queue pairs; they stay in dm->qv, their counters folded. */
 static void dmnic_qvs_stop(struct dmnic *dm)
 {
+	bool stuck = false;
 	unsigned int q;
 
 	/*
@@ -219,11 +257,17 @@ static void dmnic_qvs_stop(struct dmnic *dm)
 		if (dm->qv[q])
 			dmnic_qv_quiesce(dm, dm->qv[q]);
 	netif_tx_disable(dm->netdev);
+	for (q = 0; q < dm->num_queues; q++)
+		if (dm->qv[q] && dmnic_qv_hw_stop(dm, dm->qv[q]))
+			stuck = true;
+	/* Nothing the device may still use is freed or reposted. */
+	if (stuck)
+		dmnic_reset_dma(dm);
 	for (q = 0; q < dm->num_queues; q++) {
 		if (!dm->qv[q])
 			continue;
-		dmnic_qv_hw_stop(dm, dm->qv[q]);
-		free_irq(dmnic_queue_irq_nr(dm, q), dm->qv[q]);
+		dmnic_tx_clean_all(dm, &dm->qv[q]->tx);
+		dmnic_qv_free_irq(dm, dm->qv[q]);
 	}
 	for (q = 0; q < dm->num_queues; q++)
 		if (dm->qv[q])
@@ -246,14 +290,17 @@ static int dmnic_qvs_start(struct dmnic *dm)
 		return err;
 
 	for (q = 0; q < dm->num_queues; q++) {
-		err = request_irq(dmnic_queue_irq_nr(dm, q),
-				  dmnic_queue_irq, 0, dm->qv[q]->irq_name,
+		int irq = dmnic_queue_irq_nr(dm, q);
+
+		err = request_irq(irq, dmnic_queue_irq, 0, dm->qv[q]->irq_name,
 				  dm->qv[q]);
 		if (err) {
 			while (q--)
-				free_irq(dmnic_queue_irq_nr(dm, q), dm->qv[q]);
+				dmnic_qv_free_irq(dm, dm->qv[q]);
 			return err;
 		}
+		/* NAPI netlink reports the IRQ; affinity follows it */
+		netif_napi_set_irq_locked(&dm->qv[q]->napi, irq);
 	}
 
 	dmnic_rss_default(dm);
@@ -276,16 +323,14 @@ static int dmnic_qvs_start(struct dmnic *dm)
 /* Take the queue pairs out of dm->qv and free them. */
 static void dmnic_qvs_free(struct dmnic *dm, unsigned int n)
 {
+	struct dmnic_napi *qvs[DMNIC_MAX_QUEUES];
 	unsigned int q;
 
 	for (q = 0; q < n; q++) {
-		struct dmnic_napi *qv = dm->qv[q];
-
-		if (!qv)
-			continue;
+		qvs[q] = dm->qv[q];
 		WRITE_ONCE(dm->qv[q], NULL);
-		dmnic_qv_free(dm, qv);
 	}
+	dmnic_qvs_release(dm, qvs, n);
 }
 
 /* Exchange dm->qv[0..@n-1] with @qvs (one side may be shorter: NULLs). */
@@ -386,7 +431,6 @@ int dmnic_reconfigure(struct dmnic *dm, unsigned int num_queues,
 	bool old_hds = dm->hds_enabled;
 	struct dmnic_napi **qvs;
 	bool swapped = false;
-	unsigned int q;
 	int err;
 
 	if (!netif_running(dm->netdev)) {
@@ -435,9 +479,7 @@ int dmnic_reconfigure(struct dmnic *dm, unsigned int num_queues,
 	}
 
 	/* What is in qvs now is not live. */
-	for (q = 0; q < n; q++)
-		if (qvs[q])
-			dmnic_qv_free(dm, qvs[q]);
+	dmnic_qvs_release(dm, qvs, n);
 	kfree(qvs);
 
 	if (err) {
@@ -452,47 +494,56 @@ static void dmnic_get_stats64(struct net_device *netdev,
 			      struct rtnl_link_stats64 *s)
 {
 	struct dmnic *dm = netdev_priv(netdev);
-	unsigned int q, start;
+	unsigned int q, start, seq;
 
-	s->rx_packets = dm->base_rx.packets;
-	s->rx_bytes = dm->base_rx.bytes;
-	s->rx_dropped = dm->base_rx.drops;
-	s->tx_packets = dm->base_tx.packets;
-	s->tx_bytes = dm->base_tx.bytes;
-	s->tx_dropped = dm->base_tx.dropped;
 	/* Queue directions the device stopped on an error (each lost the
 	 * packet in progress) and the driver restarted.
 	 */
 	s->rx_errors = READ_ONCE(dm->qerr_rx);
 	s->tx_errors = READ_ONCE(dm->qerr_tx);
 
-	/* ndo_get_stats64 is not under the instance lock: use RCU-safe reads. */
+	/*
+	 * Not under the instance lock: queue pairs are read under RCU, and a
+	 * fold of a queue's counters into the base (stats_lock) makes the
+	 * whole sum be taken again.
+	 */
 	rcu_read_lock();
-	for (q = 0; q < DMNIC_MAX_QUEUES; q++) {
-		struct dmnic_napi *qv = READ_ONCE(dm->qv[q]);
-		u64 rp, rb, rd, tp, tb, td;
+	do {
+		seq = read_seqbegin(&dm->stats_lock);
+		s->rx_packets = dm->base_rx.packets;
+		s->rx_bytes = dm->base_rx.bytes;
+		s->rx_dropped = dm->base_rx.drops;
+		s->tx_packets = dm->base_tx.packets;
+		s->tx_bytes = dm->base_tx.bytes;
+		s->tx_dropped = dm->base_tx.dropped;
+		for (q = 0; q < DMNIC_MAX_QUEUES; q++) {
+			struct dmnic_napi *qv = READ_ONCE(dm->qv[q]);
+			u64 rp, rb, rd, tp, tb, td;
 
-		if (!qv)
-			continue;
-		do {
-			start = u64_stats_fetch_begin(&qv->rx.stats.syncp);
-			rp = qv->rx.stats.packets;
-			rb = qv->rx.stats.bytes;
-			rd = qv->rx.stats.drops;
-		} while (u64_stats_fetch_retry(&qv->rx.stats.syncp, start));
-		do {
-			start = u64_stats_fetch_begin(&qv->tx.stats.syncp);
-			tp = qv->tx.stats.packets;
-			tb = qv->tx.stats.bytes;
-			td = qv->tx.stats.dropped;
-		} while (u64_stats_fetch_retry(&qv->tx.stats.syncp, start));
-		s->rx_packets += rp;
-		s->rx_bytes += rb;
-		s->rx_dropped += rd;
-		s->tx_packets += tp;
-		s->tx_bytes += tb;
-		s->tx_dropped += td;
-	}
+			if (!qv)
+				continue;
+			do {
+				start = u64_stats_fetch_begin(&qv->rx.stats.syncp);
+				rp = qv->rx.stats.packets;
+				rb = qv->rx.stats.bytes;
+				rd = qv->rx.stats.drops;
+			} while (u64_stats_fetch_retry(&qv->rx.stats.syncp,
+						       start));
+			do {
+				start = u64_stats_fetch_begin(&qv->tx.stats.syncp);
+				tp = qv->tx.stats.packets;
+				tb = qv->tx.stats.bytes;
+				td = qv->tx.stats.dropped;
+			} while (u64_stats_fetch_retry(&qv->tx.stats.syncp,
+						       start));
+			s->rx_packets += rp;
+			s->rx_bytes += rb;
+			s->rx_dropped += rd;
+			s->tx_packets += tp;
+			s->tx_bytes += tb;
+			s->tx_dropped += td;
+		}
+	} while (read_seqretry(&dm->stats_lock, seq));
 	rcu_read_unlock();
 }
 
@@ -651,24 +702,34 @@ static void dmnic_queue_mem_free(struct net_device *netdev, void *qmem)
 	dmnic_rx_free(dm, qmem);
 }
 
+/*
+ * The queue management ops restart one RX queue, but its NAPI vector is
+ * the whole queue pair: the TX ring carries XDP_TX frames in the RX page
+ * pools' buffers, and ndo_queue_mem_free() destroys those pools (their
+ * scrub DMA-unmaps every buffer still out). So stop and start the pair's
+ * TX as well, as fbnic does; TX packets still on the ring are dropped.
+ */
 static int dmnic_queue_start(struct net_device *netdev,
 			     struct netdev_queue_config *qcfg,
 			     void *qmem, int idx)
 {
 	struct dmnic *dm = netdev_priv(netdev);
 	struct dmnic_napi *qv = dmnic_rxq_qv(dm, idx);
-	struct dmnic_rx_stats stats;
 
 	if (!qv)
 		return -ENETDOWN;
 
-	/* Keep the queue's counters across the restart. */
-	stats = qv->rx.stats;
-	memcpy(&qv->rx, qmem, sizeof(qv->rx));
-	qv->rx.stats = stats;
+	/*
+	 * Everything but the counters: they stay live across the restart
+	 * (ndo_get_stats64 reads them locklessly; a copy of the new queue's
+	 * zeroes, even restored afterwards, would show them going back).
+	 */
+	memcpy(&qv->rx, qmem, offsetof(struct dmnic_rx_queue, stats));
 
+	dmnic_tx_hw_start(dm, &qv->tx);
 	dmnic_rx_hw_start(dm, &qv->rx);
 	netif_queue_set_napi(netdev, idx, NETDEV_QUEUE_TYPE_RX, &qv->napi);
+	netif_queue_set_napi(netdev, idx, NETDEV_QUEUE_TYPE_TX, &qv->napi);
 	napi_enable_locked(&qv->napi);
 	dmnic_irq_enable(dm, idx);
 	napi_schedule(&qv->napi);
@@ -680,30 +741,50 @@ static int dmnic_queue_stop(struct net_device *netdev, void *qmem, int idx)
 {
 	struct dmnic *dm = netdev_priv(netdev);
 	struct dmnic_napi *qv = dmnic_rxq_qv(dm, idx);
+	struct netdev_queue *txq;
 	int err;
 
 	if (!qv)
 		return -ENETDOWN;
+	txq = netdev_get_tx_queue(netdev, idx);
 
-	netif_tx_stop_queue(netdev_get_tx_queue(netdev, idx));
+	/* No completion or XDP_TX (NAPI), then no xmit: in this order, as
+	 * NAPI's completions wake the queue.
+	 */
 	dmnic_irq_disable(dm, idx);
 	synchronize_irq(dmnic_queue_irq_nr(dm, idx));
 	napi_disable_locked(&qv->napi);
 	timer_delete_sync(&qv->refill_timer);
+	__netif_tx_lock_bh(txq);
+	netif_tx_stop_queue(txq);
+	__netif_tx_unlock_bh(txq);
 	netif_queue_set_napi(netdev, idx, NETDEV_QUEUE_TYPE_RX, NULL);
+	netif_queue_set_napi(netdev, idx, NETDEV_QUEUE_TYPE_TX, NULL);
 
-	/* Wait until the device does no more DMA into the old buffers. */
-	err = dmnic_queue_hw_stop(dm, idx, false);
+	/* Wait until the device does no more DMA from or into the buffers. */
+	err = dmnic_queue_hw_stop(dm, idx, true);
+	if (!err)
+		err = dmnic_queue_hw_stop(dm, idx, false);
 	if (err) {
-		dmnic_rx_hw_start(dm, &qv->rx);
+		/*
+		 * The device may still write the posted buffers and read the
+		 * TX ring: reposting or freeing them now risks DMA into
+		 * recycled memory. Leave the rings as they are, keep NAPI
+		 * taking completions, and reset the device; the reset
+		 * rebuilds every queue (TX stays stopped until then).
+		 */
 		netif_queue_set_napi(netdev, idx, NETDEV_QUEUE_TYPE_RX,
+				     &qv->napi);
+		netif_queue_set_napi(netdev, idx, NETDEV_QUEUE_TYPE_TX,
 				     &qv->napi);
 		napi_enable_locked(&qv->napi);
 		dmnic_irq_enable(dm, idx);
-		netif_tx_wake_queue(netdev_get_tx_queue(netdev, idx));
+		dmnic_schedule_reset(dm);
 		return err;
 	}
 
+	/* XDP_TX buffers go back to the old pools before they are freed. */
+	dmnic_tx_clean_all(dm, &qv->tx);
 	page_pool_disable_direct_recycling(qv->rx.hdr.pool);
 	page_pool_disable_direct_recycling(qv->rx.pay.pool);
 	memcpy(qmem, &qv->rx, sizeof(qv->rx));
@@ -756,7 +837,13 @@ static void dmnic_tx_recover(struct dmnic *dm, struct dmnic_napi *qv)
 	/* Spec: clear the enable bit, reprogram, enable. Descriptors the
 	 * device did not complete are ours again: their packets are lost.
 	 */
-	dmnic_queue_hw_stop(dm, q, true);
+	if (dmnic_queue_hw_stop(dm, q, true)) {
+		/* Still reading the ring: nothing may be unmapped or freed. */
+		napi_enable_locked(&qv->napi);
+		dmnic_irq_enable(dm, q);
+		dmnic_schedule_reset(dm);
+		return;
+	}
 	dmnic_tx_clean_all(dm, &qv->tx);
 	dmnic_tx_hw_start(dm, &qv->tx);
 
@@ -937,6 +1024,7 @@ void dmnic_netdev_init(struct dmnic *dm)
 	netdev->ethtool_ops = &dmnic_ethtool_ops;
 	netdev->queue_mgmt_ops = &dmnic_queue_mgmt_ops;
 	netdev->stat_ops = &dmnic_stat_ops;
+	seqlock_init(&dm->stats_lock);
 	netdev->netmem_tx = NETMEM_TX_DMA;
 	/* PASS, DROP, ABORTED, TX, also multi-buffer; no redirect */
 	netdev->xdp_features = NETDEV_XDP_ACT_BASIC | NETDEV_XDP_ACT_RX_SG;
@@ -964,5 +1052,10 @@ void dmnic_netdev_init(struct dmnic *dm)
 	dmnic_rss_default(dm);
 
 	netif_set_real_num_queues(netdev, dm->num_queues, dm->num_queues);
+	/*
+	 * Each queue's IRQ on one CPU (spread from the device's node), kept
+	 * by the core across queue rebuilds, a user's setting included.
+	 */
+	netif_set_affinity_auto(netdev);
 	netif_carrier_off(netdev);
 }

@@ -114,6 +114,72 @@ static void dmnic_test_cmpl_gen(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, dmnic_tx_cmpl_valid(&tc, 0));
 }
 
+/*
+ * A TX completion is taken only if it names the packet the driver queued:
+ * ID, descriptor count and length. The length is what BQL is told, so a
+ * corrupted TXC_LEN (x-fault-corrupt-cpl Q:N:len ORs 0xffff0000 into it)
+ * must be refused, not handed to dql_completed().
+ */
+static void dmnic_test_tx_cmpl_matches(struct kunit *test)
+{
+	struct dmnic_tx_buf first = { .pkt_bytes = 1514, .pkt_ndesc = 3 };
+	struct dmnic_tx_cmpl c = {
+		.id = cpu_to_le16(17),
+		.ndesc = cpu_to_le16(3),
+		.len = cpu_to_le32(1514),
+		.flags = cpu_to_le32(DMNIC_TXC_F_GEN),
+	};
+
+	KUNIT_EXPECT_TRUE(test, dmnic_tx_cmpl_matches(&c, 17, 3, &first));
+	KUNIT_EXPECT_TRUE(test, dmnic_tx_cmpl_matches(&c, 17, 100, &first));
+	/* the status does not matter: a link-down packet was still queued */
+	c.status = cpu_to_le32(DMNIC_TXC_S_LINK_DOWN);
+	KUNIT_EXPECT_TRUE(test, dmnic_tx_cmpl_matches(&c, 17, 3, &first));
+
+	/* corrupted length, as the fault knob makes it, or any other one */
+	c.len = cpu_to_le32(1514 | 0xffff0000);
+	KUNIT_EXPECT_FALSE(test, dmnic_tx_cmpl_matches(&c, 17, 3, &first));
+	c.len = cpu_to_le32(1513);
+	KUNIT_EXPECT_FALSE(test, dmnic_tx_cmpl_matches(&c, 17, 3, &first));
+	c.len = cpu_to_le32(1514);
+
+	/* wrong ID (XOR 0x8000 from the knob), head elsewhere */
+	c.id = cpu_to_le16(17 ^ 0x8000);
+	KUNIT_EXPECT_FALSE(test, dmnic_tx_cmpl_matches(&c, 17, 3, &first));
+	c.id = cpu_to_le16(17);
+	KUNIT_EXPECT_FALSE(test, dmnic_tx_cmpl_matches(&c, 18, 3, &first));
+
+	/* descriptor count: zero, more than posted, not what was queued */
+	c.ndesc = 0;
+	KUNIT_EXPECT_FALSE(test, dmnic_tx_cmpl_matches(&c, 17, 3, &first));
+	c.ndesc = cpu_to_le16(3);
+	KUNIT_EXPECT_FALSE(test, dmnic_tx_cmpl_matches(&c, 17, 2, &first));
+	c.ndesc = cpu_to_le16(2);
+	KUNIT_EXPECT_FALSE(test, dmnic_tx_cmpl_matches(&c, 17, 3, &first));
+
+	/* a slot that starts no packet (never filled, or mid-packet) */
+	first.pkt_ndesc = 0;
+	first.pkt_bytes = 0;
+	c.ndesc = cpu_to_le16(1);
+	c.len = 0;
+	KUNIT_EXPECT_FALSE(test, dmnic_tx_cmpl_matches(&c, 17, 3, &first));
+}
+
+/* A header buffer shorter than the Ethernet header never starts a packet. */
+static void dmnic_test_rx_hdr_len(struct kunit *test)
+{
+	KUNIT_EXPECT_FALSE(test, dmnic_rx_hdr_len_ok(0, DMNIC_HDR_BUF_SIZE));
+	KUNIT_EXPECT_FALSE(test, dmnic_rx_hdr_len_ok(1, DMNIC_HDR_BUF_SIZE));
+	KUNIT_EXPECT_FALSE(test, dmnic_rx_hdr_len_ok(ETH_HLEN - 1,
+						     DMNIC_HDR_BUF_SIZE));
+	KUNIT_EXPECT_TRUE(test, dmnic_rx_hdr_len_ok(ETH_HLEN,
+						    DMNIC_HDR_BUF_SIZE));
+	KUNIT_EXPECT_TRUE(test, dmnic_rx_hdr_len_ok(DMNIC_HDR_BUF_SIZE,
+						    DMNIC_HDR_BUF_SIZE));
+	KUNIT_EXPECT_FALSE(test, dmnic_rx_hdr_len_ok(DMNIC_HDR_BUF_SIZE + 1,
+						     DMNIC_HDR_BUF_SIZE));
+}
+
 static void dmnic_test_cmpl_layout(struct kunit *test)
 {
 	u8 raw[DMNIC_RXC_SIZE] = {};
@@ -494,6 +560,8 @@ static struct kunit_case dmnic_desc_test_cases[] = {
 	KUNIT_CASE(dmnic_test_tx_desc_plain),
 	KUNIT_CASE(dmnic_test_tx_desc_csum),
 	KUNIT_CASE(dmnic_test_cmpl_gen),
+	KUNIT_CASE(dmnic_test_tx_cmpl_matches),
+	KUNIT_CASE(dmnic_test_rx_hdr_len),
 	KUNIT_CASE(dmnic_test_cmpl_layout),
 	KUNIT_CASE_PARAM(dmnic_test_rx_csum, dmnic_csum_gen_params),
 	KUNIT_CASE_PARAM(dmnic_test_rx_verdict, dmnic_verdict_gen_params),

@@ -84,6 +84,23 @@ bool dmnic_tx_cmpl_valid(const struct dmnic_tx_cmpl *c, u32 gen)
 	return (le32_to_cpu(READ_ONCE(c->flags)) & DMNIC_TXC_F_GEN) == gen;
 }
 
+/*
+ * Whether TX completion @c describes the packet the driver queued at ring
+ * slot @head (@first, its first descriptor's buffer), with @used
+ * descriptors on the ring: same ID, descriptor count and frame length. A
+ * completion that does not is lost or corrupted; its length must never
+ * reach BQL (dql_completed() BUGs on more bytes than were queued).
+ */
+bool dmnic_tx_cmpl_matches(const struct dmnic_tx_cmpl *c, u32 head,
+			   unsigned int used, const struct dmnic_tx_buf *first)
+{
+	unsigned int ndesc = le16_to_cpu(c->ndesc);
+
+	return le16_to_cpu(c->id) == head && ndesc && ndesc <= used &&
+	       ndesc == first->pkt_ndesc &&
+	       le32_to_cpu(c->len) == first->pkt_bytes;
+}
+
 enum dmnic_rx_csum dmnic_rx_csum_status(u32 flags)
 {
 	if (flags & (DMNIC_RXC_F_L3_CSUM_BAD | DMNIC_RXC_F_L4_CSUM_BAD))
@@ -110,6 +127,18 @@ enum dmnic_rx_verdict dmnic_rx_verdict(u32 flags, unsigned int nr_frags,
 	if (!readable)
 		return DMNIC_RX_DROP;
 	return DMNIC_RX_PASS;
+}
+
+/*
+ * Whether a header buffer of @hdr_len bytes (posted with @post_len) can
+ * start a packet: it must hold the Ethernet header, since eth_type_trans()
+ * pulls ETH_HLEN bytes from the linear part and BUGs when payload frags
+ * are attached behind a shorter one. A correct device never sends that;
+ * a corrupted completion can.
+ */
+bool dmnic_rx_hdr_len_ok(u32 hdr_len, u32 post_len)
+{
+	return hdr_len >= ETH_HLEN && hdr_len <= post_len;
 }
 
 enum pkt_hash_types dmnic_rx_hash_type(u8 rss_type)
@@ -330,37 +359,43 @@ static bool dmnic_tx_clean(struct dmnic *dm, struct dmnic_tx_ring *tx,
 {
 	struct netdev_queue *txq = netdev_get_tx_queue(dm->netdev, tx->idx);
 	unsigned int pkts = 0, bytes = 0, dropped = 0, done = 0, bql = 0;
-	unsigned int bql_pkts = 0;
+	bool woken;
 
 	while (done < tx->size) {
 		struct dmnic_tx_cmpl *c = &tx->cmpl[tx->cmpl_head];
+		struct dmnic_tx_buf *first;
 		unsigned int ndesc;
-		bool xdp;
+		u32 len;
 
 		if (!dmnic_tx_cmpl_valid(c, tx->cmpl_gen))
 			break;
 		dma_rmb();
 
-		ndesc = le16_to_cpu(c->ndesc);
-		if (unlikely(le16_to_cpu(c->id) != tx->head ||
-			     !ndesc ||
-			     ndesc > dmnic_ring_used(tx->head, tx->tail,
-						     tx->size))) {
+		first = &tx->bufs[tx->head];
+		/* netpoll (budget 0) must not call page pool APIs: an XDP_TX
+		 * frame and what follows it wait for the next NAPI poll.
+		 */
+		if (!budget && first->xdp_netmem)
+			break;
+		if (unlikely(!dmnic_tx_cmpl_matches(c, tx->head,
+						    dmnic_ring_used(tx->head,
+								    tx->tail,
+								    tx->size),
+						    first))) {
 			/* Lost or corrupted completions: the ring state is
 			 * unknown, so restart TX (it drops what is posted).
 			 */
 			dmnic_queue_bad(dm, tx->idx, true, "bad TX completion");
 			break;
 		}
+		ndesc = first->pkt_ndesc;
+		len = first->pkt_bytes;
 		/* XDP_TX frames never went through BQL. */
-		xdp = tx->bufs[tx->head].xdp_netmem;
-		if (!xdp) {
-			bql += le32_to_cpu(c->len);
-			bql_pkts++;
-		}
+		if (!first->xdp_netmem)
+			bql += len;
 		if (le32_to_cpu(c->status) == DMNIC_TXC_S_OK) {
 			pkts++;
-			bytes += le32_to_cpu(c->len);
+			bytes += len;
 		} else {
 			dropped++;
 		}
@@ -378,22 +413,27 @@ static bool dmnic_tx_clean(struct dmnic *dm, struct dmnic_tx_ring *tx,
 	dmnic_wr32(dm, DMNIC_QREG(tx->idx, DMNIC_Q_TXC + DMNIC_RING_DRV),
 		   tx->cmpl_head);
 
+	/*
+	 * Every completed packet may free enough room to wake the queue, an
+	 * XDP_TX frame too (BQL counts only @bql bytes): a ring left full of
+	 * XDP_TX frames must wake it when they complete. BQL's barrier is
+	 * skipped when no skb bytes completed: order the new head before the
+	 * stopped check.
+	 */
+	if (!bql)
+		smp_mb(); /* pairs with the barrier in netif_txq_try_stop() */
+	woken = !netif_txq_completed_wake(txq, done, bql,
+					  dmnic_ring_space(tx->head, tx->tail,
+							   tx->size),
+					  DMNIC_TX_DESC_NEEDED);
+
 	u64_stats_update_begin(&tx->stats.syncp);
 	tx->stats.packets += pkts;
 	tx->stats.bytes += bytes;
 	tx->stats.dropped += dropped;
-	u64_stats_update_end(&tx->stats.syncp);
-
-	if (netif_tx_queue_stopped(txq) &&
-	    dmnic_ring_space(tx->head, tx->tail, tx->size) >=
-	    DMNIC_TX_DESC_NEEDED) {
-		u64_stats_update_begin(&tx->stats.syncp);
+	if (woken)
 		tx->stats.wake++;
-		u64_stats_update_end(&tx->stats.syncp);
-	}
-	netif_txq_completed_wake(txq, bql_pkts, bql,
-				 dmnic_ring_space(tx->head, tx->tail, tx->size),
-				 DMNIC_TX_DESC_NEEDED);
+	u64_stats_update_end(&tx->stats.syncp);
 	return true;
 }
 
@@ -417,6 +457,8 @@ static bool dmnic_tx_map(struct dmnic *dm, struct dmnic_tx_ring *tx,
 		b->single = false;
 		b->dma = 0;
 		b->xdp_netmem = 0;
+		b->pkt_bytes = 0;
+		b->pkt_ndesc = 0;
 		if (is_first && headlen) {
 			len = headlen;
 			dma = dma_map_single(dev, skb->data, len, DMA_TO_DEVICE);
@@ -451,6 +493,8 @@ static bool dmnic_tx_map(struct dmnic *dm, struct dmnic_tx_ring *tx,
 
 	/* Freed with the packet's last descriptor, after all unmaps. */
 	tx->bufs[eop].skb = skb;
+	tx->bufs[first].pkt_bytes = skb->len;
+	tx->bufs[first].pkt_ndesc = ((eop - first) & mask) + 1;
 	tx->tail = i;
 	return true;
 
@@ -492,9 +536,19 @@ netdev_tx_t dmnic_xmit(struct sk_buff *skb, struct net_device *netdev)
 			    DMNIC_TX_MAX_FRAME) || !len))
 		goto drop;
 
-	if (unlikely(dmnic_ring_space(tx->head, tx->tail, tx->size) <
-		     skb_shinfo(skb)->nr_frags + 1)) {
-		netif_tx_stop_queue(txq);
+	/*
+	 * XDP_TX takes ring space without stopping the queue, so the ring can
+	 * be full here. Stop with the re-check against a completion that
+	 * freed room meanwhile (it would not wake a queue not yet stopped).
+	 */
+	if (unlikely(!netif_txq_maybe_stop(txq,
+					   dmnic_ring_space(tx->head, tx->tail,
+							    tx->size),
+					   skb_shinfo(skb)->nr_frags + 1,
+					   DMNIC_TX_DESC_NEEDED))) {
+		u64_stats_update_begin(&tx->stats.syncp);
+		tx->stats.stop++;
+		u64_stats_update_end(&tx->stats.syncp);
 		return NETDEV_TX_BUSY;
 	}
 
@@ -877,7 +931,7 @@ static bool dmnic_xdp_tx(struct dmnic *dm, struct dmnic_napi *qv,
 	struct device *dev = &dm->pdev->dev;
 	struct dmnic_tx_ring *tx = &qv->tx;
 	dma_addr_t dma[DMNIC_TX_DESC_NEEDED];
-	u32 mask = tx->size - 1, first, hdr_off;
+	u32 mask = tx->size - 1, first, hdr_off, len = 0;
 	int i, n;
 	bool ok = false;
 
@@ -890,6 +944,7 @@ static bool dmnic_xdp_tx(struct dmnic *dm, struct dmnic_napi *qv,
 			 segs[i].off;
 		dma_sync_single_for_device(dev, dma[i], segs[i].len,
 					   DMA_BIDIRECTIONAL);
+		len += segs[i].len;
 	}
 
 	/* The ring is shared with ndo_start_xmit of this queue. */
@@ -904,10 +959,14 @@ static bool dmnic_xdp_tx(struct dmnic *dm, struct dmnic_napi *qv,
 			b->single = false;
 			b->len = segs[i].len;
 			b->xdp_netmem = segs[i].netmem;
+			b->pkt_bytes = 0;
+			b->pkt_ndesc = 0;
 			dmnic_tx_desc_fill(&tx->desc[tx->tail], dma[i],
 					   segs[i].len, first, i == n - 1, NULL);
 			tx->tail = (tx->tail + 1) & mask;
 		}
+		tx->bufs[first].pkt_bytes = len;
+		tx->bufs[first].pkt_ndesc = n;
 		txq_trans_cond_update(txq);
 		dmnic_wr32(dm, DMNIC_QREG(qv->idx, DMNIC_Q_TXD + DMNIC_RING_DRV),
 			   tx->tail);
@@ -944,7 +1003,7 @@ static netmem_ref dmnic_rx_take_hdr(struct dmnic *dm, struct dmnic_rx_queue *rx,
 		dmnic_queue_bad(dm, rx->idx, false, "bad RX header buffer ID");
 		return 0;
 	}
-	if (unlikely(!hdr_len || hdr_len > rx->hdr.post_len)) {
+	if (unlikely(!dmnic_rx_hdr_len_ok(hdr_len, rx->hdr.post_len))) {
 		page_pool_put_netmem(rx->hdr.pool, netmem, -1, true);
 		return 0;
 	}
@@ -1238,8 +1297,10 @@ int dmnic_poll(struct napi_struct *napi, int budget)
 		   DMNIC_Q_INT_RX | DMNIC_Q_INT_TX);
 
 	dmnic_tx_clean(dm, &qv->tx, budget);
-	if (budget)
-		done = dmnic_rx_clean(dm, qv, budget);
+	/* netpoll (budget 0): TX completions only, no RX, XDP or page pool */
+	if (!budget)
+		return 0;
+	done = dmnic_rx_clean(dm, qv, budget);
 	refilled = dmnic_rx_refill(dm, &qv->rx);
 
 	if (done == budget)
