@@ -12,6 +12,7 @@
 
 #include <linux/bpf.h>
 #include <linux/etherdevice.h>
+#include <linux/if_vlan.h>
 #include <linux/interrupt.h>
 #include <linux/unaligned.h>
 #include <net/netdev_lock.h>
@@ -653,10 +654,25 @@ static int dmnic_bpf(struct net_device *netdev, struct netdev_bpf *bpf)
 	}
 }
 
+/* The device refuses TSO with an MSS under DMNIC_TSO_MSS_MIN (it bounds the
+ * segments one descriptor can make); the stack segments such packets itself
+ * (tcp_min_snd_mss may be as low as 48).
+ */
+static netdev_features_t dmnic_features_check(struct sk_buff *skb,
+					      struct net_device *dev,
+					      netdev_features_t features)
+{
+	features = vlan_features_check(skb, features);
+	if (skb_is_gso(skb) && skb_shinfo(skb)->gso_size < DMNIC_TSO_MSS_MIN)
+		features &= ~NETIF_F_GSO_MASK;
+	return features;
+}
+
 static const struct net_device_ops dmnic_netdev_ops = {
 	.ndo_open		= dmnic_open,
 	.ndo_stop		= dmnic_stop,
 	.ndo_start_xmit		= dmnic_xmit,
+	.ndo_features_check	= dmnic_features_check,
 	.ndo_get_stats64	= dmnic_get_stats64,
 	.ndo_set_mac_address	= dmnic_set_mac,
 	.ndo_validate_addr	= eth_validate_addr,

@@ -46,6 +46,7 @@
 #define DMNIC_TX_MAX_FRAME          65535   /* bytes, gathered frame */
 #define DMNIC_TSO_MAX_FRAME         131072  /* bytes, TSO super-frame */
 #define DMNIC_TSO_MAX_SEG           65535   /* bytes, headers + MSS */
+#define DMNIC_TSO_MSS_MIN           64      /* smallest TXD_MSS with TSO */
 #define DMNIC_TX_MIN_FRAME          60      /* shorter frames are padded */
 
 /* ------------------------------------------------------------------ */
