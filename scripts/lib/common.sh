@@ -164,6 +164,27 @@ sync_work_tree() {
         cat "$work/.devmem-lab-sync.log" >&2
         die "$what: could not copy '$src' to '$work' (disk full? set DEVMEM_LAB_BUILD to a roomier place)"
     fi
+    # Git trees: files that differ between the last synced HEAD and this one, or from HEAD,
+    # or are untracked, are also compared by content: a replacement within the same second
+    # and of the same size would pass rsync's size+mtime check.
+    if is_git_tree "$src"; then
+        local head prev
+        head=$(git -C "$src" rev-parse -q --verify HEAD 2>/dev/null || true)
+        prev=$(cat "$work/.devmem-lab-src-head" 2>/dev/null || true)
+        {
+            [ -z "$prev" ] || [ -z "$head" ] || [ "$prev" = "$head" ] ||
+                git -C "$src" diff -z --name-only "$prev" "$head" 2>/dev/null || true
+            [ -z "$head" ] || git -C "$src" diff -z --name-only HEAD 2>/dev/null || true
+            git -C "$src" ls-files -z -o --exclude-standard
+        } | LC_ALL=C sort -zu | LC_ALL=C comm -z -12 - "$list.new" >"$list.changed" || true
+        if [ -s "$list.changed" ] && ! rsync -a -c --from0 --files-from="$list.changed" --ignore-missing-args \
+                "$src/" "$work/" >>"$work/.devmem-lab-sync.log" 2>&1; then
+            cat "$work/.devmem-lab-sync.log" >&2
+            die "$what: could not copy '$src' to '$work'"
+        fi
+        rm -f "$list.changed"
+        echo "$head" >"$work/.devmem-lab-src-head"
+    fi
     mv "$list.new" "$list"
     rm -f "$old"
     tree_state "$src" | write_if_changed "$work/.devmem-lab-src-state"
