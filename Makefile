@@ -58,6 +58,13 @@ endif
 ifdef MODULES
 RUN_ARGS += --modules $(MODULES)
 endif
+# TESTS="dir:prog ..." and PAIRS="devmem ..." narrow make run (scripts/run-selftests).
+ifdef TESTS
+RUN_ARGS += --tests "$(TESTS)"
+endif
+ifdef PAIRS
+RUN_ARGS += --pairs "$(PAIRS)"
+endif
 
 run: $(RUN_DEPS)
 	@$(if $(KERNEL_CONFIG),scripts/check-kernel-config --quiet $(if $(MODULES),--oot) $(KERNEL_CONFIG) &&) \
@@ -106,7 +113,7 @@ oot-modules: fetch
 
 run-oot: oot-modules qemu selftests image
 	@scripts/run-selftests --kernel "$$(KERNEL_CONFIGS="$(OOT_CONFIGS)" scripts/build-kernel --print-image)" \
-		--modules "$$(scripts/build-oot-modules --print-dir)" $(RUN_OOT_ARGS)
+		--modules "$$(scripts/build-oot-modules --print-dir)" $(filter-out --kernel $(KERNEL) --modules $(MODULES),$(RUN_ARGS))
 
 qemu-args:
 	@scripts/run-vm --print-qemu-args $(QEMU_ARGS_OPTS)
