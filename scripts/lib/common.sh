@@ -105,7 +105,7 @@ check_not_built_in_place() {
 DL_BUILD=${DEVMEM_LAB_BUILD:-$DL_CACHE/build}
 
 # tree_key DIR: a short key naming a source tree (so trees from different places never mix).
-tree_key() { realpath "$1" | sha256sum | cut -c1-12; }
+tree_key() { realpath -m "$1" | sha256sum | cut -c1-12; }
 
 # tree_files SRC: the source files of SRC, relative, NUL-separated and sorted. For a git tree:
 # what git tracks plus untracked files it does not ignore (so build output, ignored by the
