@@ -7,6 +7,7 @@ export DL_T0 := $(shell date +%s)
 .PHONY: bench all help bootstrap fetch qemu kernel selftests image build run check check-nobuild \
 	check-headers clean distclean
 .PHONY: fuzz check-asan
+.PHONY: patches check-patches oot-modules run-oot qemu-args check-kernel-config vng-run
 
 all: help
 
@@ -17,6 +18,12 @@ help:
 	@echo "make check-debug  debug kernel (KASAN, kmemleak, lockdep): fault scenarios, no splat/leak"
 	@echo "make fuzz    FUZZ_TIME=600 FUZZ_DEVICE=all: libFuzzer + ASan/UBSan on both devices"
 	@echo "make check-asan  the qtests against an ASan + UBSan build of QEMU"
+	@echo "make run KERNEL=bzImage [MODULES=dir]  the same, with a prebuilt kernel (docs/your-kernel.md)"
+	@echo "make patches        git-am-able Linux and QEMU series in out/patches/ (check-patches: prove they apply)"
+	@echo "make run-oot        drivers as out-of-tree modules (oot-modules: only build them)"
+	@echo "make qemu-args      print our devices' QEMU arguments, for other runners"
+	@echo "make check-kernel-config CONFIG=.config  does a kernel have what the guest and tests need?"
+	@echo "make vng-run        boot a kernel with virtme-ng and our devices, run devmem.py"
 	@echo "make clean   remove out/ (build caches live in ~/.cache/devmem-lab: make distclean)"
 
 bootstrap:
@@ -39,8 +46,29 @@ image: bootstrap
 
 build: qemu kernel selftests image
 
-run: build
-	@scripts/run-selftests
+# make run KERNEL=path/to/bzImage [MODULES=dir of .ko]: a prebuilt kernel, no kernel build.
+# KERNEL_CONFIG=path/to/.config checks it first (scripts/check-kernel-config).
+ifdef KERNEL
+RUN_DEPS := qemu selftests image
+RUN_ARGS := --kernel $(KERNEL)
+else
+RUN_DEPS := build
+RUN_ARGS :=
+endif
+ifdef MODULES
+RUN_ARGS += --modules $(MODULES)
+endif
+# TESTS="dir:prog ..." and PAIRS="devmem ..." narrow make run (scripts/run-selftests).
+ifdef TESTS
+RUN_ARGS += --tests "$(TESTS)"
+endif
+ifdef PAIRS
+RUN_ARGS += --pairs "$(PAIRS)"
+endif
+
+run: $(RUN_DEPS)
+	@$(if $(KERNEL_CONFIG),scripts/check-kernel-config --quiet $(if $(MODULES),--oot) $(KERNEL_CONFIG) &&) \
+		scripts/run-selftests $(RUN_ARGS)
 
 check: build
 	@scripts/check
@@ -70,3 +98,30 @@ fuzz: fetch
 
 check-asan: fetch
 	@scripts/check-asan
+
+# Your kernel, your QEMU, your runner (docs/your-kernel.md).
+patches: fetch
+	@scripts/make-patches
+
+check-patches: fetch
+	@scripts/make-patches --check
+
+OOT_CONFIGS := base devmem kunit oot
+oot-modules: fetch
+	@KERNEL_CONFIGS="$(OOT_CONFIGS)" scripts/build-kernel
+	@scripts/build-oot-modules
+
+run-oot: oot-modules qemu selftests image
+	@scripts/run-selftests --kernel "$$(KERNEL_CONFIGS="$(OOT_CONFIGS)" scripts/build-kernel --print-image)" \
+		--modules "$$(scripts/build-oot-modules --print-dir)" $(filter-out --kernel $(KERNEL) --modules $(MODULES),$(RUN_ARGS))
+
+qemu-args:
+	@scripts/run-vm --print-qemu-args $(QEMU_ARGS_OPTS)
+
+check-kernel-config:
+	@scripts/check-kernel-config $(CONFIG)
+
+VNG_CONFIGS := base devmem kunit vng
+vng-run: fetch qemu selftests image
+	@KERNEL_CONFIGS="$(VNG_CONFIGS)" scripts/build-kernel
+	@scripts/vng-devmem $(VNG_ARGS)

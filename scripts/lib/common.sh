@@ -48,48 +48,162 @@ write_if_changed() {
 qemu_src() { echo "${QEMU_SRC:-$DL_CACHE/src/qemu-$QEMU_VERSION}"; }
 kernel_src() { echo "${KERNEL_SRC:-$DL_CACHE/src/linux-$KERNEL_SERIES}"; }
 
-# check_qemu_tree DIR: is DIR a QEMU 10.2.x source tree?
+warn() {
+    echo "$(basename "$0"): warning: $*" >&2
+}
+
+# check_qemu_tree DIR: is DIR a QEMU source tree? A version other than the tested $QEMU_VERSION
+# is only a warning: the overlay's anchor checks (scripts/overlay-qemu) are the real test.
 check_qemu_tree() {
     local d=$1 v
-    [ -d "$d" ] || die "QEMU tree '$d' does not exist. Run scripts/fetch-sources, or set QEMU_SRC to a QEMU $QEMU_VERSION source tree."
+    [ -d "$d" ] || die "QEMU tree '$d' does not exist. Run scripts/fetch-sources, or set QEMU_SRC to a QEMU source tree."
     [ -f "$d/VERSION" ] && [ -f "$d/meson.build" ] && [ -d "$d/hw/net" ] ||
-        die "'$d' is not a QEMU source tree (no VERSION/meson.build/hw/net). Point QEMU_SRC at a QEMU $QEMU_VERSION tree or unset it."
+        die "'$d' is not a QEMU source tree (no VERSION/meson.build/hw/net). Point QEMU_SRC at a QEMU tree or unset it."
     v=$(cat "$d/VERSION")
     case "$v" in
     10.2.*) ;;
-    *) die "QEMU tree '$d' is version $v; devmem-lab needs 10.2.x. Unset QEMU_SRC to use the fetched $QEMU_VERSION." ;;
+    *) warn "QEMU tree '$d' is version $v; devmem-lab is tested with $QEMU_VERSION. Trying it: the overlay's anchor checks will say if it does not fit." ;;
     esac
+    check_not_built_in_place qemu "$d"
 }
 
-# check_kernel_tree DIR: is DIR a Linux 7.2 source tree?
+# check_kernel_tree DIR: is DIR a Linux source tree? A series other than the tested
+# $KERNEL_SERIES is only a warning (see check_qemu_tree).
 check_kernel_tree() {
     local d=$1 v p
-    [ -d "$d" ] || die "kernel tree '$d' does not exist. Run scripts/fetch-sources, or set KERNEL_SRC to a Linux $KERNEL_SERIES tree."
+    [ -d "$d" ] || die "kernel tree '$d' does not exist. Run scripts/fetch-sources, or set KERNEL_SRC to a Linux source tree."
     [ -f "$d/Makefile" ] && [ -f "$d/Kconfig" ] && [ -d "$d/net/core" ] ||
-        die "'$d' is not a Linux source tree. Point KERNEL_SRC at a Linux $KERNEL_SERIES tree or unset it."
+        die "'$d' is not a Linux source tree. Point KERNEL_SRC at a Linux tree or unset it."
     v=$(sed -n 's/^VERSION = //p' "$d/Makefile")
     p=$(sed -n 's/^PATCHLEVEL = //p' "$d/Makefile")
     [ "$v.$p" = "$KERNEL_SERIES" ] ||
-        die "kernel tree '$d' is Linux $v.$p; devmem-lab needs $KERNEL_SERIES. Unset KERNEL_SRC to use the fetched $KERNEL_PKG."
+        warn "kernel tree '$d' is Linux $v.$p; devmem-lab is tested with $KERNEL_SERIES. Trying it: the overlay's anchor checks and the selftest patches will say if it does not fit."
+    check_not_built_in_place kernel "$d"
+}
+
+# is_git_tree DIR: is DIR the top of a git work tree (then git decides what is source)?
+is_git_tree() {
+    local top
+    top=$(git -C "$1" rev-parse --show-toplevel 2>/dev/null) || return 1
+    [ "$(realpath "$top")" = "$(realpath "$1")" ]
+}
+
+# check_not_built_in_place WHAT DIR: a plain (non-git) tree with build output in it cannot be
+# told apart from its sources; refuse it with the fix. Git trees are fine: only files git
+# tracks or would track (not ignored) are copied, so .config, include/config, *.o stay out.
+check_not_built_in_place() {
+    local what=$1 d=$2
+    is_git_tree "$d" && return 0
+    case "$what" in
+    kernel)
+        if [ -f "$d/.config" ] || [ -d "$d/include/config" ] || [ -d "$d/arch/x86/include/generated" ]; then
+            die "kernel tree '$d' was built in place (it has .config or include/config) and is not a git tree, so its build output cannot be told from its sources. Run 'make -C $d mrproper' (or use a git checkout of it), then retry."
+        fi ;;
+    qemu)
+        if [ -f "$d/build/build.ninja" ] || [ -f "$d/build.ninja" ]; then
+            die "QEMU tree '$d' was built in place (it has build.ninja) and is not a git tree. Remove its build dir (rm -rf '$d/build'), or use a git checkout, then retry."
+        fi ;;
+    esac
 }
 
 # Build outputs (overlaid work trees, build dirs). Separate dirs let several builds run at once.
 DL_BUILD=${DEVMEM_LAB_BUILD:-$DL_CACHE/build}
 
 # tree_key DIR: a short key naming a source tree (so trees from different places never mix).
-tree_key() { realpath "$1" | sha256sum | cut -c1-12; }
+tree_key() { realpath -m "$1" | sha256sum | cut -c1-12; }
 
-# make_work_tree WHAT SRC WORK: create (once) WORK as a hard-linked copy of SRC. Files in it
-# are only ever replaced (write_if_changed, rsync, cp --remove-destination), never written
-# through, so SRC stays pristine.
-make_work_tree() {
-    local what=$1 src=$2 work=$3
-    [ -f "$work/.devmem-lab-work" ] && return 0
-    step "$what: creating work tree $work (hard links to $src)"
-    rm -rf "$work.tmp"
-    cp -al "$src" "$work.tmp"
-    touch "$work.tmp/.devmem-lab-work"
-    mv "$work.tmp" "$work"
+# tree_files SRC: the source files of SRC, relative, NUL-separated and sorted. For a git tree:
+# what git tracks plus untracked files it does not ignore (so build output, ignored by the
+# tree's .gitignore, stays out); for a plain tree: every file but .git.
+tree_files() {
+    local src=$1
+    if is_git_tree "$src"; then
+        # Tracked files deleted in the work tree are gone for the build too.
+        LC_ALL=C comm -z -23 \
+            <(git -C "$src" ls-files -z -c -o --exclude-standard | LC_ALL=C sort -zu) \
+            <(git -C "$src" ls-files -z -d | LC_ALL=C sort -zu)
+    else
+        (cd "$src" && find . -name .git -prune -o \( -type f -o -type l \) -printf '%P\0' | LC_ALL=C sort -z)
+    fi | grep -zv -E '^\.devmem-lab-'
+}
+
+# tree_state SRC: one line naming the state of SRC's sources. Git: HEAD, the diff of the
+# work tree against it and the untracked files' contents; plain: a size+mtime manifest.
+tree_state() {
+    local src=$1
+    if is_git_tree "$src"; then
+        {
+            git -C "$src" rev-parse HEAD 2>/dev/null || echo no-commit
+            git -C "$src" diff HEAD --binary 2>/dev/null || true
+            (cd "$src" && git ls-files -z -o --exclude-standard | LC_ALL=C sort -z |
+                xargs -0 -r sha256sum)
+        } | sha256sum | sed "s|  *-\$| git:$(git -C "$src" rev-parse --short HEAD 2>/dev/null || echo none)|"
+    else
+        (cd "$src" && find . -name .git -prune -o \( -type f -o -type l \) -printf '%P %s %T@\n' |
+            grep -v '^\.devmem-lab-' | LC_ALL=C sort) | sha256sum | sed 's|  *-$| plain|'
+    fi
+}
+
+# sync_work_tree WHAT SRC WORK [KEEP...]: make WORK hold SRC's current sources, every run.
+# Changed files (size or mtime differ: git checkout, git am, editors that rename) are copied,
+# new files added, files gone from SRC removed. KEEP paths (files or dirs/, relative) belong
+# to the overlay and are neither copied nor removed. Files are copied, never hard linked
+# (and always replaced by a rename), so SRC is never written through and may live on another
+# filesystem. WORK/.devmem-lab-src-state holds tree_state of SRC (part of the build inputs).
+sync_work_tree() {
+    local what=$1 src=$2 work=$3 keep_re='^$' k list old
+    shift 3
+    for k in "$@"; do keep_re="$keep_re|^$(printf '%s' "$k" | sed 's/[.[\*^$]/\\&/g')"; done
+    [ -f "$work/.devmem-lab-work" ] || step "$what: creating work tree $work (a copy of $src)"
+    mkdir -p "$work"
+    list=$work/.devmem-lab-files
+    old=$list.old
+    if [ -f "$list" ]; then mv "$list" "$old"; else : >"$old"; fi
+    tree_files "$src" | grep -zv -E "$keep_re" >"$list.new" || true
+    [ -s "$list.new" ] || die "$what: no source files found in '$src'"
+    # Removed from SRC since the last run (and not the overlay's): remove from WORK.
+    LC_ALL=C comm -z -23 "$old" "$list.new" | grep -zv -E "$keep_re" |
+        (cd "$work" && xargs -0 -r rm -f --) || true
+    if ! rsync -a --from0 --files-from="$list.new" --ignore-missing-args "$src/" "$work/" \
+            >"$work/.devmem-lab-sync.log" 2>&1; then
+        cat "$work/.devmem-lab-sync.log" >&2
+        die "$what: could not copy '$src' to '$work' (disk full? set DEVMEM_LAB_BUILD to a roomier place)"
+    fi
+    # Git trees: files that differ between the last synced HEAD and this one, or from HEAD,
+    # or are untracked, are also compared by content: a replacement within the same second
+    # and of the same size would pass rsync's size+mtime check.
+    if is_git_tree "$src"; then
+        local head prev
+        head=$(git -C "$src" rev-parse -q --verify HEAD 2>/dev/null || true)
+        prev=$(cat "$work/.devmem-lab-src-head" 2>/dev/null || true)
+        {
+            [ -z "$prev" ] || [ -z "$head" ] || [ "$prev" = "$head" ] ||
+                git -C "$src" diff -z --name-only "$prev" "$head" 2>/dev/null || true
+            [ -z "$head" ] || git -C "$src" diff -z --name-only HEAD 2>/dev/null || true
+            git -C "$src" ls-files -z -o --exclude-standard
+        } | LC_ALL=C sort -zu | LC_ALL=C comm -z -12 - "$list.new" >"$list.changed" || true
+        if [ -s "$list.changed" ] && ! rsync -a -c --from0 --files-from="$list.changed" --ignore-missing-args \
+                "$src/" "$work/" >>"$work/.devmem-lab-sync.log" 2>&1; then
+            cat "$work/.devmem-lab-sync.log" >&2
+            die "$what: could not copy '$src' to '$work'"
+        fi
+        rm -f "$list.changed"
+        echo "$head" >"$work/.devmem-lab-src-head"
+    fi
+    mv "$list.new" "$list"
+    rm -f "$old"
+    tree_state "$src" | write_if_changed "$work/.devmem-lab-src-state"
+    touch "$work/.devmem-lab-work"
+}
+
+# build_dir_suffix SRC DEFAULT: "" for the fetched tree (keeps its build dirs' names),
+# "-t<tree_key>" for a tree the user named, so trees never share a build dir.
+build_dir_suffix() {
+    if [ "$(realpath "$1" 2>/dev/null || echo "$1")" = "$(realpath "$2" 2>/dev/null || echo "$2")" ]; then
+        echo ""
+    else
+        echo "-t$(tree_key "$1")"
+    fi
 }
 
 # record_timing NAME KIND SECONDS: append a build timing to $DL_CACHE/timings.tsv (date, name,
