@@ -82,10 +82,12 @@ check-debug: fetch
 	@scripts/run-debug
 
 clean:
-	rm -rf out
+	rm -rf "$${DEVMEM_LAB_OUT:-out}"
 
+# Both honour the overrides the scripts read (DEVMEM_LAB_OUT, DEVMEM_LAB_CACHE, DEVMEM_LAB_BUILD).
 distclean: clean
-	rm -rf "$${XDG_CACHE_HOME:-$$HOME/.cache}/devmem-lab"
+	rm -rf "$${DEVMEM_LAB_CACHE:-$${XDG_CACHE_HOME:-$$HOME/.cache}/devmem-lab}"
+	@[ -z "$${DEVMEM_LAB_BUILD:-}" ] || rm -rf "$$DEVMEM_LAB_BUILD"
 
 bench: build
 	@scripts/bench

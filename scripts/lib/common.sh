@@ -31,6 +31,68 @@ die() {
     exit 1
 }
 
+# die_infra MSG: a failure of the machinery (fetch, build, boot), not of a test: exit 3, the
+# code a CI reads as "infrastructure" (README "Exit codes").
+die_infra() {
+    echo "$(basename "$0"): error: $*" >&2
+    exit 3
+}
+
+# with_heartbeat WHAT LOG CMD...: run CMD with its output into LOG, printing a line at least every 30 s while it runs (what, elapsed, the log's last line),
+# so a CI log never sits silent through a 10-minute build. Returns CMD's status.
+with_heartbeat() {
+    local what=$1 log=$2 pid t0=$SECONDS last rc=0
+    shift 2
+    "$@" >"$log" 2>&1 &
+    pid=$!
+    while ! wait_timeout "$pid" 30; do
+        last=$(tail -n 1 "$log" 2>/dev/null | cut -c1-100 | tr -d '\r')
+        step "$what: still running, $((SECONDS - t0)) s${last:+ (log: $last)}"
+    done
+    wait "$pid" || rc=$?
+    return "$rc"
+}
+
+# wait_timeout PID SEC: true once PID has ended, false if it still runs after SEC seconds.
+wait_timeout() {
+    local i
+    for ((i = 0; i < $2 * 2; i++)); do
+        kill -0 "$1" 2>/dev/null || return 0
+        sleep 0.5
+    done
+    ! kill -0 "$1" 2>/dev/null
+}
+
+# keep_log NAME FILE...: copy build logs into out/build-logs/ (CI uploads out/).
+keep_log() {
+    local name=$1
+    shift
+    mkdir -p "$DL_OUT/build-logs"
+    local f
+    for f in "$@"; do
+        [ -f "$f" ] && cp -f "$f" "$DL_OUT/build-logs/$name-$(basename "$f")"
+    done
+    return 0
+}
+
+# ccache_setup: when ccache is installed (and DEVMEM_LAB_CCACHE is not 0), put Debian's
+# ccache compiler links (/usr/lib/ccache: gcc, cc, ... -> ccache) first in PATH, and export
+# what makes builds of the same sources in different directories (per-tree work copies, CI
+# runners) hit the cache. The compiler's name stays 'gcc', so kbuild's and ninja's recorded
+# command lines do not change and turning ccache on or off never forces a rebuild.
+ccache_setup() {
+    if [ "${DEVMEM_LAB_CCACHE:-1}" != 0 ] && [ -x /usr/lib/ccache/gcc ]; then
+        case ":$PATH:" in *:/usr/lib/ccache:*) ;; *) export PATH=/usr/lib/ccache:$PATH ;; esac
+        export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$DL_CACHE} CCACHE_NOHASHDIR=true
+        export CCACHE_DIR=${CCACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/ccache}
+        export CCACHE_SLOPPINESS=${CCACHE_SLOPPINESS:-time_macros,include_file_mtime,include_file_ctime}
+        export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-5G}
+        DL_CCACHE="ccache ($CCACHE_DIR)"
+    else
+        DL_CCACHE="no ccache"
+    fi
+}
+
 # write_if_changed FILE: stdin to FILE, only if the content differs (keeps mtimes for make/ninja).
 write_if_changed() {
     local f=$1 tmp
