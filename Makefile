@@ -132,7 +132,7 @@ qemu-args:
 check-kernel-config:
 	@scripts/check-kernel-config $(CONFIG)
 
-VNG_CONFIGS := base devmem kunit vng
+VNG_CONFIGS := base devmem kunit vng  # = build-kernel's default: vng boots the same kernel as make run
 vng-run: fetch qemu selftests image
 	@KERNEL_CONFIGS="$(VNG_CONFIGS)" scripts/build-kernel
 	@scripts/vng-devmem $(VNG_ARGS)
