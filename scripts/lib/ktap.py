@@ -32,6 +32,7 @@ As a command (for shell callers):
                                  the frame (debugfs results) become kunit.SUITE.CASE; an
                                  unfinished or missing frame and short plans are failures
   ktap.py time LOG PAIR TEST     print the framed test's wall time in seconds (1 decimal)
+  ktap.py tree FILE              print the parsed tree: plans, results, nested subtests
 """
 import os
 import re
@@ -328,14 +329,15 @@ def console_slices(lines):
     return [(k, ls) for k, ls in out if ls]
 
 
-BLOCK_END = re.compile(r'---\[ end trace|^\s*</TASK>|Kernel Offset:|---\[ end Kernel panic')
+BLOCK_END = re.compile(r'---\[ end trace|Kernel Offset:|---\[ end Kernel panic')
 CUT = '------------[ cut here ]------------'
 
 
-def splat_blocks(lines, rx=None, max_lines=80):
+def splat_blocks(lines, rx=None, max_lines=60):
     """[(key, block lines)]: each splat with the trace that follows it, and the test whose
     console slice it is in (key as in console_slices). A block starts at '[ cut here ]' or
-    at the first matching line and runs to '---[ end trace', '</TASK>' or max_lines."""
+    at the first matching line and runs to '---[ end trace', the next '[ cut here ]', the
+    end of the slice or max_lines."""
     rx = rx or splat_patterns()
     out = []
     for key, sl in console_slices(lines):
@@ -434,8 +436,12 @@ def frame_tap(path, pair, test):
         for d in documents(x.body):
             kunit = list(kunit_cases(d)) if d.name is None and any(
                 r.children and r.children.name for r in d.results) else []
+            short = []
             if kunit:
                 cases = [(f'kunit.{s}.{c.name}', c) for s, c in kunit]
+                short = [('not ok', f'kunit.{r.name}: plan 1..{r.children.plan} but '
+                          f'{len(r.children.results)} results', '')
+                         for r in d.results if r.children and r.children.short_plan()]
             else:
                 cases = [(r.name, r) for r in d.results]
             for name, r in cases:
@@ -444,6 +450,7 @@ def frame_tap(path, pair, test):
                 res.append((word, name, dr))
                 if r.status == 'fail':
                     res.append(('#', '\n'.join('# ' + ln for ln in r.diag[-20:]), ''))
+            res += short
             if d.short_plan() or d.bail:
                 res.append(('not ok', d.bail or f'{test}: plan 1..{d.plan} but '
                             f'{len(d.results)} results', ''))
@@ -458,6 +465,22 @@ def frame_tap(path, pair, test):
         n += 1
         out.append(f'{word} {n} {name}{dr}')
     out.insert(1, f'1..{n}')
+    return out
+
+
+def tree(stream, depth=0):
+    """Lines showing a parsed stream: its plan, each result and, indented, its subtests."""
+    pad = '  ' * depth
+    plan = f'1..{stream.plan}' if stream.plan is not None else 'none'
+    out = [f'{pad}plan {plan}' + (f' (short: {len(stream.results)} results)'
+                                  if stream.short_plan() else '') +
+           (f' subtest {stream.name}' if stream.name else '')]
+    for r in stream.results:
+        d = f' [{r.directive}]' if r.directive else ''
+        out.append(f'{pad}{r.status.upper()} {r.num} {r.name}{d}'
+                   + (f' ({r.reason})' if r.reason else ''))
+        if r.children:
+            out += tree(r.children, depth + 1)
     return out
 
 
@@ -515,6 +538,9 @@ def main(argv):
         for h in hits[:20]:
             print(h)
         return 0 if hits else 1
+    if cmd == 'tree' and len(args) == 1:
+        print('\n'.join(tree(_read(args[0]))))
+        return 0
     if cmd == 'frame' and len(args) == 3:
         print('\n'.join(frame_tap(*args)))
         return 0
