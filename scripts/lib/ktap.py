@@ -33,6 +33,8 @@ As a command (for shell callers):
                                  unfinished or missing frame and short plans are failures
   ktap.py time LOG PAIR TEST     print the framed test's wall time in seconds (1 decimal)
   ktap.py tree FILE              print the parsed tree: plans, results, nested subtests
+  ktap.py failed FILE            exit 0 if FILE has a failure (or a short plan, a bail-out),
+                                 1 if not (like grep)
 """
 import os
 import re
@@ -538,6 +540,12 @@ def main(argv):
         for h in hits[:20]:
             print(h)
         return 0 if hits else 1
+    if cmd == 'failed' and len(args) == 1:
+        try:
+            st = _read(args[0])
+        except FileNotFoundError:
+            return 1
+        return 0 if st.counts()['fail'] or st.short_plan() or st.bail else 1
     if cmd == 'tree' and len(args) == 1:
         print('\n'.join(tree(_read(args[0]))))
         return 0
