@@ -376,7 +376,7 @@ def decode(block, vmlinux, timeout=120):
     if not os.path.isfile(tool):
         return None
     try:
-        p = subprocess.run(['bash', tool, vmlinux, src + '/'], input='\n'.join(block) + '\n',
+        p = subprocess.run(['bash', tool, vmlinux, 'auto'], input='\n'.join(block) + '\n',
                            capture_output=True, text=True, timeout=timeout, cwd=bdir)
     except (OSError, subprocess.TimeoutExpired):
         return None
