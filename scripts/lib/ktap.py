@@ -335,19 +335,25 @@ BLOCK_END = re.compile(r'---\[ end trace|Kernel Offset:|---\[ end Kernel panic')
 CUT = '------------[ cut here ]------------'
 
 
-def splat_blocks(lines, rx=None, max_lines=60):
+GENERIC = re.compile(r'Call Trace:|RIP:|Code:')
+
+
+def splat_blocks(lines, rx=None, max_lines=60, context=6):
     """[(key, block lines)]: each splat with the trace that follows it, and the test whose
     console slice it is in (key as in console_slices). A block starts at '[ cut here ]' or
-    at the first matching line and runs to '---[ end trace', the next '[ cut here ]', the
+    at the first matching line (with up to `context` lines before it: "NMI backtrace for
+    cpu 1", "CPU: ... Comm: ..."), and runs to '---[ end trace', the next '[ cut here ]', the
     end of the slice or max_lines."""
     rx = rx or splat_patterns()
     out = []
     for key, sl in console_slices(lines):
-        i = 0
+        i = done = 0
         while i < len(sl):
             ln = sl[i]
             if CUT in ln or rx.search(ln):
-                j, block = i, []
+                start = i if CUT in ln else max(done, i - context,
+                                                1 if key else 0)  # not the begin marker
+                j, block = i, sl[start:i]
                 while j < len(sl) and len(block) < max_lines:
                     block.append(sl[j])
                     j += 1
@@ -357,10 +363,18 @@ def splat_blocks(lines, rx=None, max_lines=60):
                         break
                 if any(rx.search(b) for b in block):
                     out.append((key, block))
-                i = j
+                i = done = j
                 continue
             i += 1
     return out
+
+
+def splat_title(block, rx=None):
+    """The line that names a splat: its first matching line that is not a generic one (Call
+    Trace:, RIP:), else the block's first line; without the timestamp."""
+    rx = rx or splat_patterns()
+    hit = [b for b in block if rx.search(b) and not GENERIC.search(b)]
+    return STAMP.sub('', (hit or block)[0]).strip()
 
 
 def decode(block, vmlinux, timeout=120):
