@@ -378,8 +378,9 @@ def splat_title(block, rx=None):
 
 
 def decode(block, vmlinux, timeout=120):
-    """The block decoded by the kernel tree's scripts/decode_stacktrace.sh (file:line per
-    frame), with vmlinux and its build dir's source tree; None if that cannot be done."""
+    """The block decoded by scripts/decode_stacktrace.sh of the tree vmlinux was built from
+    (its build dir's 'source' link), base path 'auto': file:line per frame, relative to the
+    tree. None if there is no vmlinux or the script fails."""
     if not vmlinux or not os.path.isfile(vmlinux):
         return None
     bdir = os.path.dirname(os.path.abspath(vmlinux))
