@@ -2,12 +2,23 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """ktap: the one TAP/KTAP reader of devmem-lab's scripts, and the console-health check.
 
+Every script that reads TAP or KTAP calls this module (scripts/ktap-report, scripts/check,
+scripts/run-debug, scripts/bench); nothing else parses result lines.
+
 As a module:
-  parse(lines)          -> Stream: plan, top-level results, diagnostics per result
-  splat_patterns()      -> the compiled scripts/lib/splats.txt patterns
-  splats(lines)         -> the console lines that match them
+  parse(lines)          -> Stream: plan, results; each Result has its diagnostics and its
+                           nested subtests (KTAP's 4-space indentation and kselftest's "# "
+                           prefix, to any depth) as Result.children, a Stream
+  documents(lines)      -> [Stream]: one per "TAP version"/"KTAP version" document
+  frames(lines)         -> the '# devmem-lab: begin/end PAIR TEST' frames of a guest output
+  program_cases(frame)  -> the cases of one framed program (run_kselftest.sh nesting undone)
+  kunit_cases(stream)   -> (suite, Result) for each case of each KUnit suite in a stream
+  splat_patterns(), splats(lines) -> scripts/lib/splats.txt and the console lines it matches
+  console_slices(lines) -> the console cut at the guest runner's per-test markers
+  splat_blocks(lines)   -> each splat with its trace, and the test that was running
+  decode(block, vmlinux) -> the block through the kernel's scripts/decode_stacktrace.sh
   junit(suites, path)   -> write JUnit XML: suites = [(name, [Result...])]
-As a command (used by scripts/check and others):
+As a command (for shell callers):
   ktap.py count FILE...          print 'P F S' (passed, failed, skipped) over the files,
                                  and each failure on stderr; a short plan counts as a failure
   ktap.py merge OUT.tap FILE...  one strict TAP stream (numbered 1..N, with its plan) of all
@@ -16,23 +27,49 @@ As a command (used by scripts/check and others):
                                  failure text = the diagnostics that followed the result
   ktap.py splats LOG             print the console lines that show a kernel problem; exit 0
                                  if there were any, 1 if none (like grep)
+  ktap.py frame LOG PAIR TEST    print strict TAP (numbered, with a plan) of one framed
+                                 program's cases in a guest output log; KUnit documents in
+                                 the frame (debugfs results) become kunit.SUITE.CASE; an
+                                 unfinished or missing frame and short plans are failures
+  ktap.py time LOG PAIR TEST     print the framed test's wall time in seconds (1 decimal)
+  ktap.py tree FILE              print the parsed tree: plans, results, nested subtests
+  ktap.py failed FILE            exit 0 if FILE has a failure (or a short plan, a bail-out),
+                                 1 if not (like grep)
 """
 import os
 import re
+import subprocess
 import sys
 import xml.etree.ElementTree as ET
 
-RESULT = re.compile(r'^(not ok|ok)\b\s*(\d+)?\s*(?:-\s+)?([^#]*?)\s*(?:#\s*(\w+)\s*(.*))?$')
+# "ok N name [# DIRECTIVE reason]": the number is optional (TAP 13); a '#' part that is not a
+# SKIP/XFAIL/TODO directive is a plain comment (e.g. run_kselftest.sh's "# exit=1").
+RESULT = re.compile(r'^(not ok|ok)\b(?:\s+(\d+))?(?:\s+-)?\s*([^#]*?)\s*(?:#\s*(.*?))?\s*$')
+DIRECTIVE = re.compile(r'^(SKIP|XFAIL|TODO)\b\s*(.*)$', re.I)
+VERSION = re.compile(r'^K?TAP version \d+')
 PLAN = re.compile(r'^1\.\.(\d+)')
+SUBTEST = re.compile(r'^# Subtest: (\S+)')
 TIME = re.compile(r'time_ms=(\d+)')
 ANSI = re.compile(r'\x1b\[[0-9;]*[A-Za-z]')
-SPLATS = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'splats.txt')
+STAMP = re.compile(r'^\[\s*\d+\.\d+\]\s?')
+RUNNER_RES = re.compile(r'^selftests: (\S+): (\S+)$')
+BEGIN = re.compile(r'^# devmem-lab: begin (\S+) (\S+)')
+END = re.compile(r'^# devmem-lab: end (\S+) (\S+) rc=(\d+)(?: time_ms=(\d+))?')
+SETUP_FAIL = re.compile(r'^# devmem-lab: setup-net (\S+) failed:?\s*(.*)$')
+NO_TEST = re.compile(r'^# devmem-lab: no such test (\S+) (\S+)')
+RETRY = re.compile(r'^# devmem-lab: retry (\S+) (\S+)')
+# The guest runner (images/guest/run-tests) writes these to /dev/kmsg around each test, so
+# the console can be cut into per-test slices.
+KBEGIN = re.compile(r'devmem-lab: begin (\S+) (\S+)')
+KEND = re.compile(r'devmem-lab: end (\S+) (\S+)')
+HERE = os.path.dirname(os.path.abspath(__file__))
+SPLATS = os.path.join(HERE, 'splats.txt')
 
 
 def classify(ok, directive):
     """'pass', 'fail' or 'skip' for a result line's "ok"/"not ok" and its directive. XFAIL
     ("expected failure", e.g. 'Device does not support rx-gro-hw') is a skip: nothing was
-    shown to work, and a skip is never counted as a pass. scripts/ktap-report uses it too."""
+    shown to work, and a skip is never counted as a pass."""
     d = (directive or '').upper()
     if d in ('SKIP', 'XFAIL'):
         return 'skip'
@@ -40,22 +77,30 @@ def classify(ok, directive):
 
 
 class Result:
-    """One top-level TAP/KTAP result."""
+    """One TAP/KTAP result line, with what came before it at its level."""
 
-    def __init__(self, ok, num, name, directive, reason):
+    def __init__(self, ok, num, name, directive, reason, line=''):
+        self.ok = ok
         self.num = num
         self.name = name
+        self.directive = (directive or '').upper() or None
         self.status = classify(ok, directive)
         self.reason = reason or ''
-        self.diag = []          # '#' lines and indented output after the previous result
+        self.line = line
+        self.diag = []          # lines at this level since the previous result
+        self.children = None    # Stream of its nested subtests, if it had any
         self.time_ms = 0
 
 
 class Stream:
     def __init__(self):
+        self.name = None        # "# Subtest: NAME"
         self.plan = None
         self.results = []
         self.bail = None
+        self.lines = []         # every line fed at this level (nested ones with their prefix)
+        self.tail = []          # lines after the last result
+        self.tail_children = None
 
     def counts(self):
         c = {'pass': 0, 'fail': 0, 'skip': 0}
@@ -68,14 +113,60 @@ class Stream:
         return self.plan is not None and len(self.results) < self.plan
 
 
+def clean(line):
+    return ANSI.sub('', line.rstrip('\r\n')).rstrip('\r')
+
+
+def result_of(line):
+    m = RESULT.match(line)
+    if not m:
+        return None
+    comment = (m.group(4) or '').strip()
+    d = DIRECTIVE.match(comment)
+    directive, reason = (d.group(1), d.group(2).strip()) if d else (None, comment)
+    return Result(m.group(1), int(m.group(2) or 0), m.group(3).strip(), directive, reason, line)
+
+
+def _unnest(line):
+    """The line one nesting level down (KTAP: 4 spaces or a tab; kselftest: "# "), or None."""
+    if line.startswith('    '):
+        return line[4:]
+    if line.startswith('\t'):
+        return line[1:]
+    if line.startswith('# '):
+        return line[2:]
+    if line == '#':
+        return ''
+    return None
+
+
+def _sub(lines):
+    s = parse(lines)
+    return s if s.results or s.plan is not None else None
+
+
 def parse(lines):
-    """Top-level results of a TAP or KTAP stream (nested subtests are indented and skipped;
-    their lines become diagnostics of the parent's result)."""
+    """A TAP or KTAP stream. Nested lines (indented by 4 spaces or a tab, or prefixed "# " as
+    run_kselftest.sh does) before a result are that result's subtests (Result.children) and,
+    as they were, its diagnostics (Result.diag). A second version line starts a new document
+    whose results follow on (see documents() to keep them apart)."""
     s = Stream()
-    pending = []
+    pending, child = [], []
     for raw in lines:
-        line = ANSI.sub('', raw.rstrip('\n'))
-        if line.startswith(('TAP version', 'KTAP version')):
+        line = clean(raw)
+        s.lines.append(line)
+        m = SUBTEST.match(line)
+        if m:
+            s.name = s.name or m.group(1)
+            pending.append(line)
+            continue
+        inner = _unnest(line)
+        if inner is not None:
+            child.append(inner)
+            pending.append(line)
+            continue
+        if VERSION.match(line):
+            pending.append(line)
             continue
         m = PLAN.match(line)
         if m and s.plan is None:
@@ -84,20 +175,138 @@ def parse(lines):
         if line.startswith('Bail out!'):
             s.bail = line
             continue
-        m = RESULT.match(line)
-        if m:
-            r = Result(m.group(1), int(m.group(2) or 0), m.group(3).strip(), m.group(4),
-                       (m.group(5) or '').strip())
+        r = result_of(line)
+        if r:
             r.diag = pending
+            r.children = _sub(child) if child else None
             t = TIME.search(' '.join(pending[-3:]))
             if t:
                 r.time_ms = int(t.group(1))
-            pending = []
+            pending, child = [], []
             s.results.append(r)
             continue
         if line.strip():
             pending.append(line)
+    s.tail = pending
+    s.tail_children = _sub(child) if child else None
     return s
+
+
+def documents(lines):
+    """One Stream per TAP/KTAP document: a version line at the top level after a plan or a
+    result starts the next one."""
+    docs, cur, seen = [], [], False
+    for raw in lines:
+        line = clean(raw)
+        if VERSION.match(line) and seen:
+            docs.append(parse(cur))
+            cur, seen = [], False
+        cur.append(line)
+        if PLAN.match(line) or RESULT.match(line):
+            seen = True
+    if cur:
+        docs.append(parse(cur))
+    return docs
+
+
+def leaves(stream, prefix=''):
+    """(dotted name, Result) of every innermost result; a parent that failed without a
+    failed child is kept too (a suite whose init failed)."""
+    out = []
+    for r in stream.results:
+        name = prefix + (r.name or f'#{r.num}')
+        kids = leaves(r.children, name + '.') if r.children else []
+        out += kids
+        if not kids or (r.status == 'fail' and all(k.status != 'fail' for _, k in kids)):
+            out.append((name, r))
+    return out
+
+
+def kunit_cases(stream):
+    """(suite, case Result) for each KUnit suite (a result with nested cases) in stream.
+    Parameterised cases keep their parameters as the case's children (not counted)."""
+    for r in stream.results:
+        if r.children and r.children.results:
+            for c in r.children.results:
+                yield (r.children.name or r.name, c)
+
+
+def strip_stamps(lines):
+    return [STAMP.sub('', clean(ln)) for ln in lines]
+
+
+class Frame:
+    """One test the guest runner framed with begin/end comments in output.log."""
+
+    def __init__(self, pair, test):
+        self.pair, self.test = pair, test
+        self.body = []
+        self.rc = None          # None: no end line (unfinished)
+        self.ms = 0
+        self.why = ''           # for unfinished frames
+        self.attempt = 1        # 2: the guest's retry of a failed program ('retry' line)
+
+
+def frames(lines):
+    """(frames, setup_failed {pair: reason}, not_installed {(pair, test)}) of a guest output
+    log: the '# devmem-lab: begin PAIR TEST' ... 'end PAIR TEST rc=N time_ms=M' frames."""
+    out, setup_failed, not_installed = [], {}, set()
+    cur = retry = None
+    for raw in lines:
+        line = clean(raw)
+        m = SETUP_FAIL.match(line)
+        if m:
+            setup_failed[m.group(1)] = m.group(2) or 'setup-net failed'
+            continue
+        m = NO_TEST.match(line)
+        if m:
+            not_installed.add((m.group(1), m.group(2)))
+            continue
+        m = RETRY.match(line)
+        if m:
+            retry = (m.group(1), m.group(2))
+            continue
+        m = BEGIN.match(line)
+        if m:
+            if cur:
+                cur.why = 'a new test began before this one ended'
+                out.append(cur)
+            cur = Frame(m.group(1), m.group(2))
+            if retry == (cur.pair, cur.test):
+                cur.attempt = 2
+            retry = None
+            continue
+        m = END.match(line)
+        if m and cur:
+            cur.rc, cur.ms = int(m.group(3)), int(m.group(4) or 0)
+            out.append(cur)
+            cur = None
+            continue
+        if cur:
+            cur.body.append(line)
+    if cur:
+        cur.why = 'the guest stopped during this test (hung, crashed or timed out)'
+        out.append(cur)
+    return out, setup_failed, not_installed
+
+
+def program_cases(frame):
+    """(cases Stream, the runner's result or None) of a finished frame: run_kselftest.sh's
+    "ok N selftests: DIR: PROG" result's nested KTAP, or the frame's own top-level results
+    when the program printed un-nested KTAP (tests/guest/smoke.sh)."""
+    s = parse(frame.body)
+    for r in s.results:
+        if RUNNER_RES.match(r.name):
+            return (r.children or Stream()), r
+    return s, None
+
+
+def program_lines(frame):
+    """The program's own output lines of a frame (the runner's "# " prefix removed)."""
+    if any(ln.startswith('# selftests: ') for ln in frame.body):
+        return [ln[2:] if ln.startswith('# ') else ('' if ln == '#' else ln)
+                for ln in frame.body if not RESULT.match(ln)]
+    return list(frame.body)
 
 
 def splat_patterns(path=SPLATS):
@@ -109,6 +318,95 @@ def splat_patterns(path=SPLATS):
 def splats(lines, rx=None):
     rx = rx or splat_patterns()
     return [ln.rstrip('\n') for ln in lines if rx.search(ln)]
+
+
+def console_slices(lines):
+    """[(key, lines)]: the console cut at the runner's kmsg markers; key is (pair, test) for
+    a test's slice, None for what came before, between and after tests."""
+    out, cur, key = [], [], None
+    for raw in lines:
+        line = clean(raw)
+        m = KBEGIN.search(line)
+        if m and STAMP.sub('', line).startswith('devmem-lab: begin'):
+            out.append((key, cur))
+            cur, key = [line], (m.group(1), m.group(2))
+            continue
+        cur.append(line)
+        m = KEND.search(line)
+        if m and key and STAMP.sub('', line).startswith('devmem-lab: end'):
+            out.append((key, cur))
+            cur, key = [], None
+    out.append((key, cur))
+    return [(k, ls) for k, ls in out if ls]
+
+
+BLOCK_END = re.compile(r'---\[ end trace|Kernel Offset:|---\[ end Kernel panic')
+CUT = '------------[ cut here ]------------'
+
+
+GENERIC = re.compile(r'Call Trace:|RIP:|Code:')
+
+
+def splat_blocks(lines, rx=None, max_lines=60, context=6):
+    """[(key, block lines)]: each splat with the trace that follows it, and the test whose
+    console slice it is in (key as in console_slices). A block starts at '[ cut here ]' or
+    at the first matching line (with up to `context` lines before it: "NMI backtrace for
+    cpu 1", "CPU: ... Comm: ..."), and runs to '---[ end trace', the next '[ cut here ]', the
+    end of the slice or max_lines."""
+    rx = rx or splat_patterns()
+    out = []
+    for key, sl in console_slices(lines):
+        i = done = 0
+        while i < len(sl):
+            ln = sl[i]
+            if CUT in ln or rx.search(ln):
+                start = i if CUT in ln else max(done, i - context,
+                                                1 if key else 0)  # not the begin marker
+                j, block = i, sl[start:i]
+                while j < len(sl) and len(block) < max_lines:
+                    block.append(sl[j])
+                    j += 1
+                    if BLOCK_END.search(sl[j - 1]):
+                        break
+                    if j < len(sl) and CUT in sl[j]:
+                        break
+                if any(rx.search(b) for b in block):
+                    out.append((key, block))
+                i = done = j
+                continue
+            i += 1
+    return out
+
+
+def splat_title(block, rx=None):
+    """The line that names a splat: its first matching line that is not a generic one (Call
+    Trace:, RIP:), else the block's first line; without the timestamp."""
+    rx = rx or splat_patterns()
+    hit = [b for b in block if rx.search(b) and not GENERIC.search(b)]
+    return STAMP.sub('', (hit or block)[0]).strip()
+
+
+def decode(block, vmlinux, timeout=120):
+    """The block decoded by scripts/decode_stacktrace.sh of the tree vmlinux was built from
+    (its build dir's 'source' link), base path 'auto': file:line per frame, relative to the
+    tree. None if there is no vmlinux or the script fails."""
+    if not vmlinux or not os.path.isfile(vmlinux):
+        return None
+    bdir = os.path.dirname(os.path.abspath(vmlinux))
+    src = os.path.realpath(os.path.join(bdir, 'source'))
+    if not os.path.isdir(src):
+        src = bdir
+    tool = os.path.join(src, 'scripts', 'decode_stacktrace.sh')
+    if not os.path.isfile(tool):
+        return None
+    try:
+        p = subprocess.run(['bash', tool, vmlinux, 'auto'], input='\n'.join(block) + '\n',
+                           capture_output=True, text=True, timeout=timeout, cwd=bdir)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    if p.returncode or not p.stdout.strip():
+        return None
+    return p.stdout.rstrip('\n').splitlines()
 
 
 def junit(suites, path, title='devmem-lab'):
@@ -142,10 +440,74 @@ def _read(path):
 
 
 def _short_plan_result(name, s):
-    r = Result('not ok', len(s.results) + 1, f'{name}: plan',
-               None, '')
+    r = Result('not ok', len(s.results) + 1, f'{name}: plan', None, '')
     r.reason = f'plan 1..{s.plan} but {len(s.results)} results'
     return r
+
+
+def frame_tap(path, pair, test):
+    """Strict TAP lines of one framed program (the 'frame' command)."""
+    try:
+        with open(path, errors='replace') as f:
+            fr = [x for x in frames(f)[0] if (x.pair, x.test) == (pair, test)]
+    except FileNotFoundError:
+        fr = []
+    res = []
+    if not fr:
+        res.append(('not ok', f'{test}: no output from the guest (no begin/end frame)', ''))
+    for x in fr:
+        if x.rc is None:
+            res.append(('not ok', f'{test}: {x.why}', ''))
+            continue
+        for d in documents(x.body):
+            kunit = list(kunit_cases(d)) if d.name is None and any(
+                r.children and r.children.name for r in d.results) else []
+            short = []
+            if kunit:
+                cases = [(f'kunit.{s}.{c.name}', c) for s, c in kunit]
+                short = [('not ok', f'kunit.{r.name}: plan 1..{r.children.plan} but '
+                          f'{len(r.children.results)} results', '')
+                         for r in d.results if r.children and r.children.short_plan()]
+            else:
+                cases = [(r.name, r) for r in d.results]
+            for name, r in cases:
+                word = 'not ok' if r.status == 'fail' else 'ok'
+                dr = f' # SKIP {r.reason}'.rstrip() if r.status == 'skip' else ''
+                res.append((word, name, dr))
+                if r.status == 'fail':
+                    res.append(('#', '\n'.join('# ' + ln for ln in r.diag[-20:]), ''))
+            res += short
+            if d.short_plan() or d.bail:
+                res.append(('not ok', d.bail or f'{test}: plan 1..{d.plan} but '
+                            f'{len(d.results)} results', ''))
+        if x.rc not in (0, 4) and all(w != 'not ok' for w, _, _ in res):
+            res.append(('not ok', f'{test}: exit status {x.rc}', ''))
+    out, n = ['TAP version 13'], 0
+    for word, name, dr in res:
+        if word == '#':
+            if name:
+                out.append(name)
+            continue
+        n += 1
+        out.append(f'{word} {n} {name}{dr}')
+    out.insert(1, f'1..{n}')
+    return out
+
+
+def tree(stream, depth=0):
+    """Lines showing a parsed stream: its plan, each result and, indented, its subtests."""
+    pad = '  ' * depth
+    plan = f'1..{stream.plan}' if stream.plan is not None else 'none'
+    out = [f'{pad}plan {plan}' + (f' (short: {len(stream.results)} results)'
+                                  if stream.short_plan() else '') +
+           (f' subtest {stream.name}' if stream.name else '')]
+    for r in stream.results:
+        d = f' [{r.directive}]' if r.directive else ''
+        out.append(f'{pad}{r.status.upper()} {r.num} {r.name}{d}'
+                   + (f' ({r.reason})' if r.reason else ''))
+        if r.children:
+            out += tree(r.children, depth + 1)
+    return out
 
 
 def main(argv):
@@ -202,6 +564,29 @@ def main(argv):
         for h in hits[:20]:
             print(h)
         return 0 if hits else 1
+    if cmd == 'failed' and len(args) == 1:
+        try:
+            st = _read(args[0])
+        except FileNotFoundError:
+            return 1
+        return 0 if st.counts()['fail'] or st.short_plan() or st.bail else 1
+    if cmd == 'tree' and len(args) == 1:
+        print('\n'.join(tree(_read(args[0]))))
+        return 0
+    if cmd == 'frame' and len(args) == 3:
+        print('\n'.join(frame_tap(*args)))
+        return 0
+    if cmd == 'time' and len(args) == 3:
+        try:
+            with open(args[0], errors='replace') as f:
+                fr = [x for x in frames(f)[0] if (x.pair, x.test) == tuple(args[1:])
+                      and x.rc is not None]
+        except FileNotFoundError:
+            fr = []
+        if not fr:
+            return 1
+        print(f'{fr[0].ms / 1000:.1f}')
+        return 0
     print(f'ktap.py: bad command line {argv[1:]} (see --help)', file=sys.stderr)
     return 2
 
