@@ -133,6 +133,9 @@ check-kernel-config:
 	@scripts/check-kernel-config $(CONFIG)
 
 VNG_CONFIGS := base devmem kunit vng  # = build-kernel's default: vng boots the same kernel as make run
+# virtme-ng is not part of the default bootstrap (only this target needs it): installed here,
+# by name from trixie, asking first on a terminal as bootstrap always does.
 vng-run: fetch qemu selftests image
+	@scripts/bootstrap --check --vng >/dev/null 2>&1 || scripts/bootstrap --vng
 	@KERNEL_CONFIGS="$(VNG_CONFIGS)" scripts/build-kernel
 	@scripts/vng-devmem $(VNG_ARGS)
