@@ -132,7 +132,8 @@ qemu-args:
 check-kernel-config:
 	@scripts/check-kernel-config $(CONFIG)
 
-VNG_CONFIGS := base devmem kunit vng  # = build-kernel's default: vng boots the same kernel as make run
+# = build-kernel's default: vng boots the same kernel as make run.
+VNG_CONFIGS := base devmem kunit vng
 # virtme-ng is not part of the default bootstrap (only this target needs it): installed here,
 # by name from trixie, asking first on a terminal as bootstrap always does.
 vng-run: fetch qemu selftests image
