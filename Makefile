@@ -72,7 +72,8 @@ RUN_PAIRS := --pairs "devmem accel"
 endif
 
 run: $(RUN_DEPS)
-	@$(if $(KERNEL_CONFIG),scripts/check-kernel-config --quiet $(if $(MODULES),--oot) $(KERNEL_CONFIG) &&) \
+	@$(if $(KERNEL_CONFIG),scripts/check-kernel-config --quiet --pairs "$(if $(PAIRS),$(PAIRS),devmem accel)" \
+		$(if $(MODULES),--oot) $(KERNEL_CONFIG) &&) \
 		scripts/run-selftests $(RUN_PAIRS) $(RUN_ARGS)
 
 .PHONY: run-baseline
