@@ -72,7 +72,8 @@ RUN_PAIRS := --pairs "devmem accel"
 endif
 
 run: $(RUN_DEPS)
-	@$(if $(KERNEL_CONFIG),scripts/check-kernel-config --quiet $(if $(MODULES),--oot) $(KERNEL_CONFIG) &&) \
+	@$(if $(KERNEL_CONFIG),scripts/check-kernel-config --quiet --pairs "$(if $(PAIRS),$(PAIRS),devmem accel)" \
+		$(if $(MODULES),--oot) $(KERNEL_CONFIG) &&) \
 		scripts/run-selftests $(RUN_PAIRS) $(RUN_ARGS)
 
 .PHONY: run-baseline
@@ -132,7 +133,11 @@ qemu-args:
 check-kernel-config:
 	@scripts/check-kernel-config $(CONFIG)
 
-VNG_CONFIGS := base devmem kunit vng  # = build-kernel's default: vng boots the same kernel as make run
+# = build-kernel's default: vng boots the same kernel as make run.
+VNG_CONFIGS := base devmem kunit vng
+# virtme-ng is not part of the default bootstrap (only this target needs it): installed here,
+# by name from trixie, asking first on a terminal as bootstrap always does.
 vng-run: fetch qemu selftests image
+	@scripts/bootstrap --check --vng >/dev/null 2>&1 || scripts/bootstrap --vng
 	@KERNEL_CONFIGS="$(VNG_CONFIGS)" scripts/build-kernel
 	@scripts/vng-devmem $(VNG_ARGS)

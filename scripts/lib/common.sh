@@ -268,6 +268,19 @@ build_dir_suffix() {
     fi
 }
 
+# kernel_build_root SRC: where SRC's kernel work copy and build dirs live: $DL_BUILD for the
+# fetched tree, $DL_BUILD/tree-<key> for a tree the user named. Inside it the work copy is
+# always named after the fetched tree (kernel_work_name), so every tree's compile commands
+# name their sources by the same relative path (../linux-work-<key>, after ccache's
+# CCACHE_BASEDIR rewriting): a new tree's first build hits ccache for every file it shares
+# with the fetched tree.
+kernel_build_root() {
+    local s
+    s=$(build_dir_suffix "$1" "$DL_CACHE/src/linux-$KERNEL_SERIES")
+    echo "$DL_BUILD${s:+/tree-${s#-t}}"
+}
+kernel_work_name() { echo "linux-work-$(tree_key "$DL_CACHE/src/linux-$KERNEL_SERIES")"; }
+
 # record_timing NAME KIND SECONDS: append a build timing to $DL_CACHE/timings.tsv (date, name,
 # cold|incremental, wall seconds, cores, load average at the end) for scripts/bench to report.
 record_timing() {
