@@ -14,6 +14,7 @@ all: help
 help:
 	@echo "make run     set up, build, boot the guest, run the selftests on the devmem-nic pairs, print a summary"
 	@echo "make run-baseline  the same tests on the virtio-net baseline pair (NIPA's control)"
+	@echo "make run-gpu       build the GL QEMU and the gpu kernel, run the devmem tests on virtio-gpu VRAM"
 	@echo "make check   build, then qtests + header agreement + style + a boot smoke test"
 	@echo "make build   only build (QEMU, kernel, selftests, guest image)"
 	@echo "make check-debug  debug kernel (KASAN, kmemleak, lockdep): fault scenarios, no splat/leak"
@@ -63,12 +64,14 @@ endif
 ifdef TESTS
 RUN_ARGS += --tests "$(TESTS)"
 endif
-# make run: the devmem-nic pairs (devmem, accel); the virtio-net baseline of the same list
-# is its own target (make run-baseline): together they do not fit 20 min on 2 TCG cores.
+# make run: the devmem-nic pairs (devmem, accel, and gpu when the GL QEMU and the gpu kernel
+# exist: make run-gpu builds them; else gpu is skipped with its reason); the virtio-net
+# baseline of the same list is its own target (make run-baseline): together they do not fit
+# 20 min on 2 TCG cores.
 ifdef PAIRS
 RUN_ARGS += --pairs "$(PAIRS)"
 else
-RUN_PAIRS := --pairs "devmem accel"
+RUN_PAIRS := --pairs "devmem accel gpu"
 endif
 
 run: $(RUN_DEPS)
@@ -76,9 +79,17 @@ run: $(RUN_DEPS)
 		$(if $(MODULES),--oot) $(KERNEL_CONFIG) &&) \
 		scripts/run-selftests $(RUN_PAIRS) $(RUN_ARGS)
 
-.PHONY: run-baseline
+.PHONY: run-baseline run-gpu
 run-baseline: $(RUN_DEPS)
 	@scripts/run-selftests --pairs virtio $(RUN_ARGS)
+
+# The gpu pair (virtio-gpu VRAM): the GL QEMU (a trixie build root, scripts/build-qemu-gl)
+# and a kernel with kernel-config/gpu.config, then the devmem tests on that memory.
+GPU_CONFIGS := base devmem kunit vng gpu
+run-gpu: qemu selftests image
+	@scripts/build-qemu-gl
+	@KERNEL_CONFIGS="$(GPU_CONFIGS)" scripts/build-kernel
+	@scripts/run-selftests --pairs gpu $(RUN_ARGS)
 
 check: build
 	@scripts/check
