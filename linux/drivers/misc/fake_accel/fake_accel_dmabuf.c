@@ -95,14 +95,10 @@ static void faccel_dmabuf_unmap(struct dma_buf_attachment *attach,
 	struct faccel_buf *buf = attach->dmabuf->priv;
 
 	/*
-	 * dma_buf_phys_vec_to_sgt() zeroes orig_nents (no CPU list) and
-	 * dma_buf_free_sgt() frees with sg_free_table(), which walks
-	 * orig_nents: in 7.2 the scatterlist array leaks on every unmap
-	 * (kmemleak: __sg_alloc_table <- dma_buf_phys_vec_to_sgt). nents
-	 * still holds the allocated count; hand it back so the array is freed.
+	 * Only frees the table: no device state, safe after remove(). (Linux
+	 * 7.2 leaks the scatterlist array here; the fix is in dma-buf itself,
+	 * linux/tools/patches/0004, not a workaround in every exporter.)
 	 */
-	sgt->orig_nents = sgt->nents;
-	/* Only frees the table: no device state, safe after remove(). */
 	dma_buf_free_sgt(attach, sgt, dir);
 	buf->nr_maps--;
 }
