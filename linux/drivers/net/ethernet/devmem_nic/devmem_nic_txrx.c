@@ -141,6 +141,18 @@ bool dmnic_rx_hdr_len_ok(u32 hdr_len, u32 post_len)
 	return hdr_len >= ETH_HLEN && hdr_len <= post_len;
 }
 
+/*
+ * Whether the completion's PKT_LEN agrees with what the driver took from
+ * the rings: @placed, the header buffer's HDR_LEN plus every payload
+ * buffer's PAY_LEN, each already checked against the length it was posted
+ * with. Byte counters add @placed, never the device's PKT_LEN; a packet
+ * whose lengths disagree came with a corrupted completion and is dropped.
+ */
+bool dmnic_rx_pkt_len_ok(u32 pkt_len, u32 placed)
+{
+	return pkt_len == placed;
+}
+
 enum pkt_hash_types dmnic_rx_hash_type(u8 rss_type)
 {
 	switch (rss_type) {
@@ -1104,7 +1116,8 @@ bad:
 /* EOP: checksum, hash, hand to GRO. skb->protocol is already set. */
 static void dmnic_rx_deliver(struct dmnic *dm, struct dmnic_rx_queue *rx,
 			     struct napi_struct *napi, struct sk_buff *skb,
-			     const struct dmnic_rx_cmpl *c, u32 flags)
+			     const struct dmnic_rx_cmpl *c, u32 flags,
+			     u32 bytes)
 {
 	enum dmnic_rx_verdict verdict;
 
@@ -1128,7 +1141,7 @@ static void dmnic_rx_deliver(struct dmnic *dm, struct dmnic_rx_queue *rx,
 
 	u64_stats_update_begin(&rx->stats.syncp);
 	rx->stats.packets++;
-	rx->stats.bytes += le32_to_cpu(c->pkt_len);
+	rx->stats.bytes += bytes;
 	if (skb->ip_summed == CHECKSUM_UNNECESSARY)
 		rx->stats.csum_unnecessary++;
 	else
@@ -1145,10 +1158,15 @@ static void dmnic_rx_finish(struct dmnic *dm, struct dmnic_rx_queue *rx,
 			    const struct dmnic_rx_cmpl *c, u32 flags)
 {
 	struct sk_buff *skb = rx->skb;
+	u32 placed = skb->len;
 
+	if (unlikely(!dmnic_rx_pkt_len_ok(le32_to_cpu(c->pkt_len), placed))) {
+		dmnic_rx_drop(rx);
+		return;
+	}
 	rx->skb = NULL;
 	skb->protocol = eth_type_trans(skb, dm->netdev);
-	dmnic_rx_deliver(dm, rx, napi, skb, c, flags);
+	dmnic_rx_deliver(dm, rx, napi, skb, c, flags, placed);
 }
 
 /*
@@ -1167,6 +1185,10 @@ static void dmnic_rx_finish_xdp(struct dmnic *dm, struct dmnic_napi *qv,
 	struct sk_buff *skb;
 	u32 act = XDP_PASS;
 
+	if (unlikely(!dmnic_rx_pkt_len_ok(le32_to_cpu(c->pkt_len), pkt_len))) {
+		dmnic_rx_drop(rx);
+		return;
+	}
 	if (prog) {
 		if (xdp_buff_has_frags(xdp) && !prog->aux->xdp_has_frags) {
 			dmnic_rx_drop(rx);
@@ -1183,7 +1205,7 @@ static void dmnic_rx_finish_xdp(struct dmnic *dm, struct dmnic_napi *qv,
 			return;
 		}
 		rx->xbuf_hdr = 0;
-		dmnic_rx_deliver(dm, rx, &qv->napi, skb, c, flags);
+		dmnic_rx_deliver(dm, rx, &qv->napi, skb, c, flags, pkt_len);
 		return;
 	case XDP_TX:
 		if (dmnic_xdp_tx(dm, qv, xdp, rx->xbuf_hdr)) {
