@@ -19,6 +19,7 @@
 #include <net/netmem.h>
 #include <net/xdp.h>
 
+#include "devmem_nic_compat.h"
 #include "devmem_nic_regs.h"
 
 #define DMNIC_DRV_NAME		"devmem_nic"

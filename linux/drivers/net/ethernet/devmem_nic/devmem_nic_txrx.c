@@ -25,6 +25,7 @@
  */
 
 #include <linux/dma-mapping.h>
+#include <linux/error-injection.h>
 #include <linux/etherdevice.h>
 #include <linux/interrupt.h>
 #include <linux/iopoll.h>
@@ -304,7 +305,11 @@ void dmnic_tx_hw_start(struct dmnic *dm, struct dmnic_tx_ring *tx)
 	dmnic_q_ctrl_set(dm, q, 0, DMNIC_Q_CTRL_TX_ENABLE);
 }
 
-/* Disable one direction of queue pair @q and wait for the device to let go. */
+/*
+ * Disable one direction of queue pair @q and wait for the device to let go.
+ * Error-injectable: dbg-nic-fail-inject makes it fail (fail_function), as
+ * for a device that does not quiesce.
+ */
 int dmnic_queue_hw_stop(struct dmnic *dm, unsigned int q, bool tx)
 {
 	u32 en = tx ? DMNIC_Q_CTRL_TX_ENABLE : DMNIC_Q_CTRL_RX_ENABLE;
@@ -320,6 +325,7 @@ int dmnic_queue_hw_stop(struct dmnic *dm, unsigned int q, bool tx)
 			   tx ? "TX" : "RX");
 	return err;
 }
+ALLOW_ERROR_INJECTION(dmnic_queue_hw_stop, ERRNO);
 
 static void dmnic_tx_unmap(struct device *dev, struct dmnic_tx_buf *b)
 {
@@ -731,7 +737,7 @@ static bool dmnic_bufq_refill(struct dmnic *dm, struct dmnic_rx_queue *rx,
 	bool ok = true;
 
 	for (;;) {
-		unsigned int offset = 0, size = bq->buf_size;
+		unsigned int offset;
 		netmem_ref netmem;
 		dma_addr_t dma;
 
@@ -740,18 +746,13 @@ static bool dmnic_bufq_refill(struct dmnic *dm, struct dmnic_rx_queue *rx,
 		if (bq->netmem[tail] || bq->netmem[next])
 			break;
 
-		if (bq->buf_size < PAGE_SIZE)
-			netmem = page_pool_dev_alloc_netmem(bq->pool, &offset,
-							    &size);
-		else
-			netmem = page_pool_dev_alloc_netmems(bq->pool);
+		netmem = dmnic_pp_alloc(bq->pool, bq->buf_size, &offset);
 		if (!netmem) {
 			ok = false;
 			break;
 		}
 
-		dma = page_pool_get_dma_addr_netmem(netmem) + offset +
-		      bq->headroom;
+		dma = dmnic_pp_dma_addr(netmem) + offset + bq->headroom;
 		bq->netmem[tail] = netmem;
 		bq->offset[tail] = offset;
 		bq->desc[tail].addr = cpu_to_le64(dma);
@@ -804,7 +805,7 @@ static struct page_pool *dmnic_create_pool(struct dmnic *dm, unsigned int idx,
 
 	/* Only the payload pool may hand out unreadable memory (devmem). */
 	if (unreadable)
-		pp.flags |= PP_FLAG_ALLOW_UNREADABLE_NETMEM;
+		pp.flags |= DMNIC_PP_FLAG_UNREADABLE;
 	return page_pool_create(&pp);
 }
 
@@ -952,8 +953,7 @@ static bool dmnic_xdp_tx(struct dmnic *dm, struct dmnic_napi *qv,
 	if (n < 0)
 		return false;
 	for (i = 0; i < n; i++) {
-		dma[i] = page_pool_get_dma_addr_netmem(segs[i].netmem) +
-			 segs[i].off;
+		dma[i] = dmnic_pp_dma_addr(segs[i].netmem) + segs[i].off;
 		dma_sync_single_for_device(dev, dma[i], segs[i].len,
 					   DMA_BIDIRECTIONAL);
 		len += segs[i].len;
@@ -1019,8 +1019,8 @@ static netmem_ref dmnic_rx_take_hdr(struct dmnic *dm, struct dmnic_rx_queue *rx,
 		page_pool_put_netmem(rx->hdr.pool, netmem, -1, true);
 		return 0;
 	}
-	page_pool_dma_sync_netmem_for_cpu(rx->hdr.pool, netmem,
-					  *offset + rx->hdr.headroom, hdr_len);
+	dmnic_pp_sync_for_cpu(rx->hdr.pool, netmem, *offset + rx->hdr.headroom,
+			      hdr_len);
 	return netmem;
 }
 
@@ -1092,8 +1092,7 @@ static void dmnic_rx_add_payload(struct dmnic *dm, struct dmnic_rx_queue *rx,
 			     len > rx->pay.buf_size ||
 			     netmem_is_net_iov(netmem)))
 			goto bad;
-		page_pool_dma_sync_netmem_for_cpu(rx->pay.pool, netmem, offset,
-						  len);
+		dmnic_pp_sync_for_cpu(rx->pay.pool, netmem, offset, len);
 		if (unlikely(!xdp_buff_add_frag(&rx->xbuf, netmem, offset, len,
 						rx->pay.buf_size)))
 			goto bad;
@@ -1103,9 +1102,8 @@ static void dmnic_rx_add_payload(struct dmnic *dm, struct dmnic_rx_queue *rx,
 		     skb_shinfo(skb)->nr_frags >= MAX_SKB_FRAGS))
 		goto bad;
 	/* No-op for devmem: the binding's memory is never synced. */
-	page_pool_dma_sync_netmem_for_cpu(rx->pay.pool, netmem, offset, len);
-	skb_add_rx_frag_netmem(skb, skb_shinfo(skb)->nr_frags, netmem, offset,
-			       len, rx->pay.buf_size);
+	dmnic_pp_sync_for_cpu(rx->pay.pool, netmem, offset, len);
+	dmnic_skb_add_netmem(skb, netmem, offset, len, rx->pay.buf_size);
 	return;
 
 bad:
