@@ -48,7 +48,7 @@ static int faccel_dmabuf_attach(struct dma_buf *dmabuf,
 	mutex_lock(&fdev->lock);
 	if (fdev->gone || READ_ONCE(buf->revoked)) {
 		ret = -ENODEV;
-	} else if ((!attach->peer2peer || !dma_buf_attach_revocable(attach)) &&
+	} else if (!faccel_importer_p2p_revocable(attach) &&
 		   !READ_ONCE(allow_static_importers)) {
 		dev_warn_ratelimited(&fdev->pdev->dev,
 				     "refusing dma-buf attach from %s %s: not a revocable peer2peer importer (fake_accel.allow_static_importers=0)\n",
@@ -69,15 +69,14 @@ static struct sg_table *faccel_dmabuf_map(struct dma_buf_attachment *attach,
 					  enum dma_data_direction dir)
 {
 	struct faccel_buf *buf = attach->dmabuf->priv;
-	struct phys_vec vec = { .paddr = buf->phys, .len = buf->size };
 	struct sg_table *sgt;
 
 	dma_resv_assert_held(attach->dmabuf->resv);
 	if (buf->revoked)
 		return ERR_PTR(-ENODEV);
 
-	sgt = dma_buf_phys_vec_to_sgt(attach, buf->fdev->provider, &vec, 1,
-				      buf->size, dir);
+	sgt = faccel_map_range(attach, buf->fdev->provider, buf->phys, buf->size,
+			       dir);
 	if (IS_ERR(sgt)) {
 		dev_warn(&buf->fdev->pdev->dev,
 			 "cannot map BAR2 range %#llx+%#zx for %s: %pe\n",
@@ -95,15 +94,11 @@ static void faccel_dmabuf_unmap(struct dma_buf_attachment *attach,
 	struct faccel_buf *buf = attach->dmabuf->priv;
 
 	/*
-	 * dma_buf_phys_vec_to_sgt() zeroes orig_nents (no CPU list) and
-	 * dma_buf_free_sgt() frees with sg_free_table(), which walks
-	 * orig_nents: in 7.2 the scatterlist array leaks on every unmap
-	 * (kmemleak: __sg_alloc_table <- dma_buf_phys_vec_to_sgt). nents
-	 * still holds the allocated count; hand it back so the array is freed.
+	 * Only frees the table: no device state, safe after remove(). (Linux
+	 * 7.2 leaks the scatterlist array here; the fix is in dma-buf itself,
+	 * linux/tools/patches/0004, not a workaround in every exporter.)
 	 */
-	sgt->orig_nents = sgt->nents;
-	/* Only frees the table: no device state, safe after remove(). */
-	dma_buf_free_sgt(attach, sgt, dir);
+	faccel_unmap_range(attach, sgt, dir);
 	buf->nr_maps--;
 }
 
@@ -302,7 +297,7 @@ unsigned int faccel_revoke_all(struct faccel_dev *fdev, unsigned int *maps)
 		dma_resv_lock(buf->dmabuf->resv, NULL);
 		WRITE_ONCE(buf->revoked, true);
 		*maps += buf->nr_maps;
-		dma_buf_invalidate_mappings(buf->dmabuf);
+		faccel_revoke_mappings(buf->dmabuf);
 		dma_resv_unlock(buf->dmabuf->resv);
 		unmap_mapping_range(file->f_mapping, 0, 0, 1);
 		fput(file);

@@ -210,7 +210,7 @@ static long faccel_ioctl_alloc(struct faccel_dev *fdev, void __user *uarg)
 		dma_buf_put(buf->dmabuf);
 		return -EFAULT;
 	}
-	dma_buf_fd_install(buf->dmabuf, fd);
+	faccel_fd_install(buf->dmabuf, fd);
 	return 0;
 }
 
@@ -391,12 +391,6 @@ static int faccel_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		return -ENODEV;
 	}
 
-	ret = pcim_p2pdma_init(pdev);
-	if (ret) {
-		dev_err(&pdev->dev, "P2PDMA init failed: %d\n", ret);
-		return ret;
-	}
-
 	fdev = kzalloc_obj(*fdev);
 	if (!fdev)
 		return -ENOMEM;
@@ -409,9 +403,11 @@ static int faccel_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	fdev->regs = regs;
 	fdev->mem_phys = pci_resource_start(pdev, FACCEL_BAR_MEM);
 	fdev->mem_size = reg_size;
-	fdev->provider = pcim_p2pdma_provider(pdev, FACCEL_BAR_MEM);
+	fdev->provider = faccel_p2p_provider(pdev, FACCEL_BAR_MEM, &ret);
 	if (!fdev->provider) {
-		ret = -ENODEV;
+		dev_err(&pdev->dev, "P2PDMA provider for BAR2 failed: %d\n",
+			ret);
+		ret = ret ?: -ENODEV;
 		goto err_put;
 	}
 

@@ -19,6 +19,7 @@
 #include <net/netmem.h>
 #include <net/xdp.h>
 
+#include "devmem_nic_compat.h"
 #include "devmem_nic_regs.h"
 
 #define DMNIC_DRV_NAME		"devmem_nic"
@@ -383,6 +384,7 @@ enum dmnic_rx_csum dmnic_rx_csum_status(u32 flags);
 enum dmnic_rx_verdict dmnic_rx_verdict(u32 flags, unsigned int nr_frags,
 				       bool readable, bool rxcsum);
 bool dmnic_rx_hdr_len_ok(u32 hdr_len, u32 post_len);
+bool dmnic_rx_pkt_len_ok(u32 pkt_len, u32 placed);
 enum pkt_hash_types dmnic_rx_hash_type(u8 rss_type);
 unsigned int dmnic_xdp_max_mtu(bool xdp_frags);
 

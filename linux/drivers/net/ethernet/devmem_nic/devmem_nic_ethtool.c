@@ -75,7 +75,7 @@ static int dmnic_set_ringparam(struct net_device *netdev,
 		return -EINVAL;
 	}
 	if (kring->tcp_data_split == ETHTOOL_TCP_DATA_SPLIT_DISABLED &&
-	    dev_get_min_mp_channel_count(netdev)) {
+	    dmnic_min_mp_channel_count(netdev)) {
 		NL_SET_ERR_MSG_MOD(extack, "a memory provider needs header split");
 		return -EINVAL;
 	}

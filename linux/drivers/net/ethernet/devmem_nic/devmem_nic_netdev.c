@@ -11,6 +11,7 @@
  */
 
 #include <linux/bpf.h>
+#include <linux/error-injection.h>
 #include <linux/etherdevice.h>
 #include <linux/if_vlan.h>
 #include <linux/interrupt.h>
@@ -390,6 +391,10 @@ void dmnic_quiesce(struct dmnic *dm)
 		dmnic_down(dm);
 }
 
+/*
+ * Rebuild the queues after a reset (dmnic_quiesce() before it). Error-
+ * injectable: dbg-nic-fail-inject makes it fail (fail_function).
+ */
 int dmnic_restore(struct dmnic *dm)
 {
 	if (!netif_running(dm->netdev)) {
@@ -399,6 +404,7 @@ int dmnic_restore(struct dmnic *dm)
 	}
 	return dmnic_up(dm);
 }
+ALLOW_ERROR_INJECTION(dmnic_restore, ERRNO);
 
 static int dmnic_open(struct net_device *netdev)
 {
@@ -597,7 +603,7 @@ static int dmnic_xdp_setup(struct dmnic *dm, struct bpf_prog *prog,
 		}
 		/* XDP reads the payload buffers (frags) too. */
 		for (q = 0; q < netdev->real_num_rx_queues; q++) {
-			if (netif_rxq_has_unreadable_mp(netdev, q)) {
+			if (dmnic_rxq_unreadable(netdev, q)) {
 				NL_SET_ERR_MSG_FMT_MOD(extack,
 						       "RX queue %u is bound to unreadable memory",
 						       q);
@@ -690,9 +696,7 @@ static struct dmnic_napi *dmnic_rxq_qv(struct dmnic *dm, int idx)
 	return dm->qv[idx];
 }
 
-static int dmnic_queue_mem_alloc(struct net_device *netdev,
-				 struct netdev_queue_config *qcfg,
-				 void *qmem, int idx)
+int dmnic_queue_mem_alloc(struct net_device *netdev, void *qmem, int idx)
 {
 	struct dmnic *dm = netdev_priv(netdev);
 	struct dmnic_rx_queue *rx = qmem;
@@ -711,7 +715,7 @@ static int dmnic_queue_mem_alloc(struct net_device *netdev,
 	return dmnic_rx_alloc(dm, rx, idx, qv ? &qv->napi : NULL);
 }
 
-static void dmnic_queue_mem_free(struct net_device *netdev, void *qmem)
+void dmnic_queue_mem_free(struct net_device *netdev, void *qmem)
 {
 	struct dmnic *dm = netdev_priv(netdev);
 
@@ -725,9 +729,7 @@ static void dmnic_queue_mem_free(struct net_device *netdev, void *qmem)
  * scrub DMA-unmaps every buffer still out). So stop and start the pair's
  * TX as well, as fbnic does; TX packets still on the ring are dropped.
  */
-static int dmnic_queue_start(struct net_device *netdev,
-			     struct netdev_queue_config *qcfg,
-			     void *qmem, int idx)
+int dmnic_queue_start(struct net_device *netdev, void *qmem, int idx)
 {
 	struct dmnic *dm = netdev_priv(netdev);
 	struct dmnic_napi *qv = dmnic_rxq_qv(dm, idx);
@@ -753,7 +755,7 @@ static int dmnic_queue_start(struct net_device *netdev,
 	return 0;
 }
 
-static int dmnic_queue_stop(struct net_device *netdev, void *qmem, int idx)
+int dmnic_queue_stop(struct net_device *netdev, void *qmem, int idx)
 {
 	struct dmnic *dm = netdev_priv(netdev);
 	struct dmnic_napi *qv = dmnic_rxq_qv(dm, idx);
@@ -807,13 +809,9 @@ static int dmnic_queue_stop(struct net_device *netdev, void *qmem, int idx)
 	return 0;
 }
 
-const struct netdev_queue_mgmt_ops dmnic_queue_mgmt_ops = {
-	.ndo_queue_mem_size	= sizeof(struct dmnic_rx_queue),
-	.ndo_queue_mem_alloc	= dmnic_queue_mem_alloc,
-	.ndo_queue_mem_free	= dmnic_queue_mem_free,
-	.ndo_queue_start	= dmnic_queue_start,
-	.ndo_queue_stop		= dmnic_queue_stop,
-};
+/* devmem_nic_compat.h adapts these to the kernel's ops. */
+const struct netdev_queue_mgmt_ops dmnic_queue_mgmt_ops =
+	DMNIC_QUEUE_MGMT_OPS(sizeof(struct dmnic_rx_queue));
 
 /* ---- recovery of queues the device stopped ---- */
 
@@ -938,7 +936,7 @@ void dmnic_qerr_work(struct work_struct *work)
 			WRITE_ONCE(dm->qerr_tx, dm->qerr_tx + 1);
 		}
 		if ((st & DMNIC_Q_STATUS_RX_ERROR) || sw_rx) {
-			err = netdev_rx_queue_restart(netdev, q);
+			err = dmnic_rx_queue_restart(netdev, q);
 			if (err)
 				netdev_err(netdev,
 					   "queue %u: RX restart failed: %d\n",
@@ -1041,7 +1039,7 @@ void dmnic_netdev_init(struct dmnic *dm)
 	netdev->queue_mgmt_ops = &dmnic_queue_mgmt_ops;
 	netdev->stat_ops = &dmnic_stat_ops;
 	seqlock_init(&dm->stats_lock);
-	netdev->netmem_tx = NETMEM_TX_DMA;
+	dmnic_netmem_tx_enable(netdev);
 	/* PASS, DROP, ABORTED, TX, also multi-buffer; no redirect */
 	netdev->xdp_features = NETDEV_XDP_ACT_BASIC | NETDEV_XDP_ACT_RX_SG;
 

@@ -178,6 +178,12 @@ static void dmnic_test_rx_hdr_len(struct kunit *test)
 						    DMNIC_HDR_BUF_SIZE));
 	KUNIT_EXPECT_FALSE(test, dmnic_rx_hdr_len_ok(DMNIC_HDR_BUF_SIZE + 1,
 						     DMNIC_HDR_BUF_SIZE));
+	/* PKT_LEN must be what was placed; x-fault-corrupt-cpl len ORs in
+	 * 0xffff0000, which must never reach the byte counters.
+	 */
+	KUNIT_EXPECT_TRUE(test, dmnic_rx_pkt_len_ok(1514, 1514));
+	KUNIT_EXPECT_FALSE(test, dmnic_rx_pkt_len_ok(1514 | 0xffff0000, 1514));
+	KUNIT_EXPECT_FALSE(test, dmnic_rx_pkt_len_ok(1513, 1514));
 }
 
 static void dmnic_test_cmpl_layout(struct kunit *test)

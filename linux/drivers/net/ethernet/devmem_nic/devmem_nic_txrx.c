@@ -25,6 +25,7 @@
  */
 
 #include <linux/dma-mapping.h>
+#include <linux/error-injection.h>
 #include <linux/etherdevice.h>
 #include <linux/interrupt.h>
 #include <linux/iopoll.h>
@@ -139,6 +140,18 @@ enum dmnic_rx_verdict dmnic_rx_verdict(u32 flags, unsigned int nr_frags,
 bool dmnic_rx_hdr_len_ok(u32 hdr_len, u32 post_len)
 {
 	return hdr_len >= ETH_HLEN && hdr_len <= post_len;
+}
+
+/*
+ * Whether the completion's PKT_LEN agrees with what the driver took from
+ * the rings: @placed, the header buffer's HDR_LEN plus every payload
+ * buffer's PAY_LEN, each already checked against the length it was posted
+ * with. Byte counters add @placed, never the device's PKT_LEN; a packet
+ * whose lengths disagree came with a corrupted completion and is dropped.
+ */
+bool dmnic_rx_pkt_len_ok(u32 pkt_len, u32 placed)
+{
+	return pkt_len == placed;
 }
 
 enum pkt_hash_types dmnic_rx_hash_type(u8 rss_type)
@@ -292,7 +305,11 @@ void dmnic_tx_hw_start(struct dmnic *dm, struct dmnic_tx_ring *tx)
 	dmnic_q_ctrl_set(dm, q, 0, DMNIC_Q_CTRL_TX_ENABLE);
 }
 
-/* Disable one direction of queue pair @q and wait for the device to let go. */
+/*
+ * Disable one direction of queue pair @q and wait for the device to let go.
+ * Error-injectable: dbg-nic-fail-inject makes it fail (fail_function), as
+ * for a device that does not quiesce.
+ */
 int dmnic_queue_hw_stop(struct dmnic *dm, unsigned int q, bool tx)
 {
 	u32 en = tx ? DMNIC_Q_CTRL_TX_ENABLE : DMNIC_Q_CTRL_RX_ENABLE;
@@ -308,6 +325,7 @@ int dmnic_queue_hw_stop(struct dmnic *dm, unsigned int q, bool tx)
 			   tx ? "TX" : "RX");
 	return err;
 }
+ALLOW_ERROR_INJECTION(dmnic_queue_hw_stop, ERRNO);
 
 static void dmnic_tx_unmap(struct device *dev, struct dmnic_tx_buf *b)
 {
@@ -719,7 +737,7 @@ static bool dmnic_bufq_refill(struct dmnic *dm, struct dmnic_rx_queue *rx,
 	bool ok = true;
 
 	for (;;) {
-		unsigned int offset = 0, size = bq->buf_size;
+		unsigned int offset;
 		netmem_ref netmem;
 		dma_addr_t dma;
 
@@ -728,18 +746,13 @@ static bool dmnic_bufq_refill(struct dmnic *dm, struct dmnic_rx_queue *rx,
 		if (bq->netmem[tail] || bq->netmem[next])
 			break;
 
-		if (bq->buf_size < PAGE_SIZE)
-			netmem = page_pool_dev_alloc_netmem(bq->pool, &offset,
-							    &size);
-		else
-			netmem = page_pool_dev_alloc_netmems(bq->pool);
+		netmem = dmnic_pp_alloc(bq->pool, bq->buf_size, &offset);
 		if (!netmem) {
 			ok = false;
 			break;
 		}
 
-		dma = page_pool_get_dma_addr_netmem(netmem) + offset +
-		      bq->headroom;
+		dma = dmnic_pp_dma_addr(netmem) + offset + bq->headroom;
 		bq->netmem[tail] = netmem;
 		bq->offset[tail] = offset;
 		bq->desc[tail].addr = cpu_to_le64(dma);
@@ -792,7 +805,7 @@ static struct page_pool *dmnic_create_pool(struct dmnic *dm, unsigned int idx,
 
 	/* Only the payload pool may hand out unreadable memory (devmem). */
 	if (unreadable)
-		pp.flags |= PP_FLAG_ALLOW_UNREADABLE_NETMEM;
+		pp.flags |= DMNIC_PP_FLAG_UNREADABLE;
 	return page_pool_create(&pp);
 }
 
@@ -940,8 +953,7 @@ static bool dmnic_xdp_tx(struct dmnic *dm, struct dmnic_napi *qv,
 	if (n < 0)
 		return false;
 	for (i = 0; i < n; i++) {
-		dma[i] = page_pool_get_dma_addr_netmem(segs[i].netmem) +
-			 segs[i].off;
+		dma[i] = dmnic_pp_dma_addr(segs[i].netmem) + segs[i].off;
 		dma_sync_single_for_device(dev, dma[i], segs[i].len,
 					   DMA_BIDIRECTIONAL);
 		len += segs[i].len;
@@ -1007,8 +1019,8 @@ static netmem_ref dmnic_rx_take_hdr(struct dmnic *dm, struct dmnic_rx_queue *rx,
 		page_pool_put_netmem(rx->hdr.pool, netmem, -1, true);
 		return 0;
 	}
-	page_pool_dma_sync_netmem_for_cpu(rx->hdr.pool, netmem,
-					  *offset + rx->hdr.headroom, hdr_len);
+	dmnic_pp_sync_for_cpu(rx->hdr.pool, netmem, *offset + rx->hdr.headroom,
+			      hdr_len);
 	return netmem;
 }
 
@@ -1080,8 +1092,7 @@ static void dmnic_rx_add_payload(struct dmnic *dm, struct dmnic_rx_queue *rx,
 			     len > rx->pay.buf_size ||
 			     netmem_is_net_iov(netmem)))
 			goto bad;
-		page_pool_dma_sync_netmem_for_cpu(rx->pay.pool, netmem, offset,
-						  len);
+		dmnic_pp_sync_for_cpu(rx->pay.pool, netmem, offset, len);
 		if (unlikely(!xdp_buff_add_frag(&rx->xbuf, netmem, offset, len,
 						rx->pay.buf_size)))
 			goto bad;
@@ -1091,9 +1102,8 @@ static void dmnic_rx_add_payload(struct dmnic *dm, struct dmnic_rx_queue *rx,
 		     skb_shinfo(skb)->nr_frags >= MAX_SKB_FRAGS))
 		goto bad;
 	/* No-op for devmem: the binding's memory is never synced. */
-	page_pool_dma_sync_netmem_for_cpu(rx->pay.pool, netmem, offset, len);
-	skb_add_rx_frag_netmem(skb, skb_shinfo(skb)->nr_frags, netmem, offset,
-			       len, rx->pay.buf_size);
+	dmnic_pp_sync_for_cpu(rx->pay.pool, netmem, offset, len);
+	dmnic_skb_add_netmem(skb, netmem, offset, len, rx->pay.buf_size);
 	return;
 
 bad:
@@ -1104,7 +1114,8 @@ bad:
 /* EOP: checksum, hash, hand to GRO. skb->protocol is already set. */
 static void dmnic_rx_deliver(struct dmnic *dm, struct dmnic_rx_queue *rx,
 			     struct napi_struct *napi, struct sk_buff *skb,
-			     const struct dmnic_rx_cmpl *c, u32 flags)
+			     const struct dmnic_rx_cmpl *c, u32 flags,
+			     u32 bytes)
 {
 	enum dmnic_rx_verdict verdict;
 
@@ -1128,7 +1139,7 @@ static void dmnic_rx_deliver(struct dmnic *dm, struct dmnic_rx_queue *rx,
 
 	u64_stats_update_begin(&rx->stats.syncp);
 	rx->stats.packets++;
-	rx->stats.bytes += le32_to_cpu(c->pkt_len);
+	rx->stats.bytes += bytes;
 	if (skb->ip_summed == CHECKSUM_UNNECESSARY)
 		rx->stats.csum_unnecessary++;
 	else
@@ -1145,10 +1156,15 @@ static void dmnic_rx_finish(struct dmnic *dm, struct dmnic_rx_queue *rx,
 			    const struct dmnic_rx_cmpl *c, u32 flags)
 {
 	struct sk_buff *skb = rx->skb;
+	u32 placed = skb->len;
 
+	if (unlikely(!dmnic_rx_pkt_len_ok(le32_to_cpu(c->pkt_len), placed))) {
+		dmnic_rx_drop(rx);
+		return;
+	}
 	rx->skb = NULL;
 	skb->protocol = eth_type_trans(skb, dm->netdev);
-	dmnic_rx_deliver(dm, rx, napi, skb, c, flags);
+	dmnic_rx_deliver(dm, rx, napi, skb, c, flags, placed);
 }
 
 /*
@@ -1167,6 +1183,10 @@ static void dmnic_rx_finish_xdp(struct dmnic *dm, struct dmnic_napi *qv,
 	struct sk_buff *skb;
 	u32 act = XDP_PASS;
 
+	if (unlikely(!dmnic_rx_pkt_len_ok(le32_to_cpu(c->pkt_len), pkt_len))) {
+		dmnic_rx_drop(rx);
+		return;
+	}
 	if (prog) {
 		if (xdp_buff_has_frags(xdp) && !prog->aux->xdp_has_frags) {
 			dmnic_rx_drop(rx);
@@ -1183,7 +1203,7 @@ static void dmnic_rx_finish_xdp(struct dmnic *dm, struct dmnic_napi *qv,
 			return;
 		}
 		rx->xbuf_hdr = 0;
-		dmnic_rx_deliver(dm, rx, &qv->napi, skb, c, flags);
+		dmnic_rx_deliver(dm, rx, &qv->napi, skb, c, flags, pkt_len);
 		return;
 	case XDP_TX:
 		if (dmnic_xdp_tx(dm, qv, xdp, rx->xbuf_hdr)) {
