@@ -705,14 +705,16 @@ int dmnic_queue_mem_alloc(struct net_device *netdev, void *qmem, int idx)
 	/*
 	 * Called while the interface may be down, too: the core then only
 	 * checks that a pool for this queue picks up the memory provider, so
-	 * the pools must be created in any case.
+	 * the pools must be created in any case. They belong to no NAPI until
+	 * dmnic_queue_start() hands them over: if the old queue does not stop,
+	 * the core frees them while the (shared) NAPI instance still runs.
 	 */
 	if (netif_running(netdev)) {
 		qv = dmnic_rxq_qv(dm, idx);
 		if (!qv)
 			return -ENETDOWN;
 	}
-	return dmnic_rx_alloc(dm, rx, idx, qv ? &qv->napi : NULL);
+	return dmnic_rx_alloc(dm, rx, idx, NULL);
 }
 
 void dmnic_queue_mem_free(struct net_device *netdev, void *qmem)
@@ -743,6 +745,9 @@ int dmnic_queue_start(struct net_device *netdev, void *qmem, int idx)
 	 * zeroes, even restored afterwards, would show them going back).
 	 */
 	memcpy(&qv->rx, qmem, offsetof(struct dmnic_rx_queue, stats));
+	/* The new pools join the NAPI instance now (see queue_mem_alloc). */
+	page_pool_enable_direct_recycling(qv->rx.hdr.pool, &qv->napi);
+	page_pool_enable_direct_recycling(qv->rx.pay.pool, &qv->napi);
 
 	dmnic_tx_hw_start(dm, &qv->tx);
 	dmnic_rx_hw_start(dm, &qv->rx);
