@@ -86,7 +86,7 @@ run-baseline: $(RUN_DEPS)
 # The gpu pair (virtio-gpu VRAM): the GL QEMU (a trixie build root, scripts/build-qemu-gl)
 # and a kernel with kernel-config/gpu.config, then the devmem tests on that memory.
 GPU_CONFIGS := base devmem kunit vng gpu
-run-gpu: qemu selftests image
+run-gpu: selftests image
 	@scripts/build-qemu-gl
 	@KERNEL_CONFIGS="$(GPU_CONFIGS)" scripts/build-kernel
 	@scripts/run-selftests --pairs gpu $(RUN_ARGS)
