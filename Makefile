@@ -113,6 +113,12 @@ distclean: clean
 bench: build
 	@scripts/bench
 
+# `make run` SOAK_RUNS times in a row, one table row each (out/soak-*.md): flakes show up.
+SOAK_RUNS ?= 10
+.PHONY: soak
+soak:
+	@scripts/soak --runs $(SOAK_RUNS)
+
 # Hardening (scripts/fuzz, scripts/check-asan): libFuzzer + ASan/UBSan, separate build dirs.
 FUZZ_TIME ?= 600
 FUZZ_DEVICE ?= all
