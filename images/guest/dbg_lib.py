@@ -445,6 +445,123 @@ class Scenario:
         return p, chunks * chunk
 
 
+class Kmsg:
+    """New kernel log lines from /dev/kmsg, without a subprocess (a dmesg run costs tens of ms
+    on the debug kernel, too slow for a test that must act right after a line appears)."""
+
+    def __init__(self):
+        self.fd = os.open("/dev/kmsg", os.O_RDONLY | os.O_NONBLOCK)
+        os.lseek(self.fd, 0, os.SEEK_END)
+
+    def lines(self):
+        out = []
+        while True:
+            try:
+                rec = os.read(self.fd, 8192)
+            except BlockingIOError:
+                return out
+            except BrokenPipeError:  # overwritten records: go on with the next ones
+                continue
+            out.append(rec.decode("utf-8", "replace").split(";", 1)[-1].split("\n", 1)[0])
+
+    def wait(self, pattern, timeout, step=0.02, between=None):
+        """The first new line matching pattern (None after timeout); calls between() while
+        waiting."""
+        end = time.monotonic() + timeout
+        rx = re.compile(pattern)
+        while time.monotonic() < end:
+            for ln in self.lines():
+                if rx.search(ln):
+                    return ln
+            if between:
+                between()
+            time.sleep(step)
+        return None
+
+    def close(self):
+        os.close(self.fd)
+
+
+class RtnlHold:
+    """Hold the RTNL mutex from user space, deterministically, until release().
+
+    `ip route add ... congctl NAME` converts the route's metrics under RTNL
+    (inet_rtm_newroute -> fib_create_info -> ip_metrics_convert), and an unknown congestion
+    control NAME makes the kernel request module tcp_NAME there, waiting for the usermode
+    modprobe to exit (tcp_ca_find_autoload). With /proc/sys/kernel/modprobe pointed at a
+    script that waits for a file, RTNL stays held until the file appears (at most 60 s,
+    so a failed test cannot trip the hung-task detector); every other module request goes
+    to the real modprobe. Lets a test open a window that is otherwise a few instructions
+    wide, e.g. between a driver's remove() start and unregister_netdev()'s close."""
+
+    NAME = "dmlabhold"
+    DIR = "/tmp/dmlab-rtnl"
+
+    def __init__(self, timeout=30):
+        self.proc = None
+        self.orig = None
+        os.makedirs(self.DIR, exist_ok=True)
+        self.held = f"{self.DIR}/held"
+        self.rel = f"{self.DIR}/release"
+        for f in (self.held, self.rel):
+            if os.path.exists(f):
+                os.unlink(f)
+        with open("/proc/sys/kernel/modprobe", encoding="ascii") as f:
+            self.orig = f.read().strip()
+        script = f"{self.DIR}/modprobe"
+        with open(script, "w", encoding="ascii") as f:
+            f.write("#!/bin/sh\n"
+                    "for a in \"$@\"; do\n"
+                    f"  if [ \"$a\" = tcp_{self.NAME} ]; then\n"
+                    f"    : > {self.held}\n"
+                    "    i=0\n"
+                    f"    while [ ! -e {self.rel} ] && [ $i -lt 1200 ]; do\n"
+                    "      sleep 0.05; i=$((i + 1))\n"
+                    "    done\n"
+                    "    exit 1\n"
+                    "  fi\n"
+                    "done\n"
+                    f"exec {self.orig} \"$@\"\n")
+        os.chmod(script, 0o755)
+        self._modprobe(script)
+        self.proc = bg(f"ip route add 198.51.100.0/24 dev lo congctl {self.NAME}",
+                       out=f"{self.DIR}/ip.log")
+        if not wait_for(lambda: os.path.exists(self.held), timeout, 0.05):
+            self.release()
+            raise RuntimeError("RTNL hold: the modprobe hook never ran "
+                               f"({open(f'{self.DIR}/ip.log', encoding='utf-8').read()!r})")
+
+    def _modprobe(self, path):
+        with open("/proc/sys/kernel/modprobe", "w", encoding="ascii") as f:
+            f.write(path)
+
+    def release(self):
+        """Let RTNL go; True if the holder returned."""
+        with open(self.rel, "w", encoding="ascii"):
+            pass
+        done = True
+        if self.proc:
+            try:
+                self.proc.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                kill_group(self.proc)
+                self.proc.wait()
+                done = False
+            self.proc = None
+        if self.orig:
+            self._modprobe(self.orig)
+            self.orig = None
+        return done
+
+
+def kernel_stack(pid):
+    try:
+        with open(f"/proc/{pid}/stack", encoding="ascii") as f:
+            return f.read()
+    except OSError:
+        return ""
+
+
 # Known upstream splats, not caused by devmem-lab's drivers: counted and reported as
 # "known", not as failures. Each entry must be a line that appears inside the splat.
 KNOWN_UPSTREAM = [
@@ -587,6 +704,7 @@ def dmabuf_count(exporter):
         return -1
 
 
-__all__ = ["Scenario", "sh", "bg", "kill_group", "wait_for", "listening", "dmesg",
+__all__ = ["Scenario", "Kmsg", "RtnlHold", "kernel_stack", "sh", "bg", "kill_group",
+           "wait_for", "listening", "dmesg",
            "kmemleak_scan", "total_received", "grep_file", "udmabuf", "dmabuf_count",
            "kmsg", "NCDEVMEM", "PATTERN", "errno", "mmap"]
