@@ -12,12 +12,14 @@ Host actions (link flaps) are requested with '# devmem-lab-host: ...' lines that
 scripts/lib/qmp-agent carries out; DEVMEM_LAB_HOST_AGENT=1 in the environment says one
 is listening.
 """
+import ctypes
 import errno
 import fcntl
 import json
 import mmap
 import os
 import re
+import select
 import signal
 import socket
 import struct
@@ -445,6 +447,221 @@ class Scenario:
         return p, chunks * chunk
 
 
+class Kmsg:
+    """New kernel log lines from /dev/kmsg, without a subprocess (a dmesg run costs tens of ms
+    on the debug kernel, too slow for a test that must act right after a line appears)."""
+
+    def __init__(self):
+        self.fd = os.open("/dev/kmsg", os.O_RDONLY | os.O_NONBLOCK)
+        os.lseek(self.fd, 0, os.SEEK_END)
+
+    def lines(self):
+        out = []
+        while True:
+            try:
+                rec = os.read(self.fd, 8192)
+            except BlockingIOError:
+                return out
+            except BrokenPipeError:  # overwritten records: go on with the next ones
+                continue
+            out.append(rec.decode("utf-8", "replace").split(";", 1)[-1].split("\n", 1)[0])
+
+    def wait(self, pattern, timeout, step=0.02, between=None):
+        """The first new line matching pattern (None after timeout); calls between() while
+        waiting."""
+        end = time.monotonic() + timeout
+        rx = re.compile(pattern)
+        while time.monotonic() < end:
+            for ln in self.lines():
+                if rx.search(ln):
+                    return ln
+            if between:
+                between()
+            time.sleep(step)
+        return None
+
+    def close(self):
+        os.close(self.fd)
+
+
+class RtnlHold:
+    """Hold the RTNL mutex from user space, deterministically, until release().
+
+    `ip route add ... congctl NAME` converts the route's metrics under RTNL
+    (inet_rtm_newroute -> fib_create_info -> ip_metrics_convert), and an unknown congestion
+    control NAME makes the kernel request module tcp_NAME there, waiting for the usermode
+    modprobe to exit (tcp_ca_find_autoload). With /proc/sys/kernel/modprobe pointed at a
+    script that waits for a file, RTNL stays held until the file appears (at most 60 s,
+    so a failed test cannot trip the hung-task detector); every other module request goes
+    to the real modprobe. Lets a test open a window that is otherwise a few instructions
+    wide, e.g. between a driver's remove() start and unregister_netdev()'s close."""
+
+    NAME = "dmlabhold"
+    DIR = "/tmp/dmlab-rtnl"
+
+    def __init__(self, timeout=30):
+        self.proc = None
+        self.orig = None
+        os.makedirs(self.DIR, exist_ok=True)
+        self.held = f"{self.DIR}/held"
+        self.rel = f"{self.DIR}/release"
+        for f in (self.held, self.rel):
+            if os.path.exists(f):
+                os.unlink(f)
+        with open("/proc/sys/kernel/modprobe", encoding="ascii") as f:
+            self.orig = f.read().strip()
+        script = f"{self.DIR}/modprobe"
+        with open(script, "w", encoding="ascii") as f:
+            f.write("#!/bin/sh\n"
+                    "for a in \"$@\"; do\n"
+                    f"  if [ \"$a\" = tcp_{self.NAME} ]; then\n"
+                    f"    : > {self.held}\n"
+                    "    i=0\n"
+                    f"    while [ ! -e {self.rel} ] && [ $i -lt 1200 ]; do\n"
+                    "      sleep 0.05; i=$((i + 1))\n"
+                    "    done\n"
+                    "    exit 1\n"
+                    "  fi\n"
+                    "done\n"
+                    f"exec {self.orig} \"$@\"\n")
+        os.chmod(script, 0o755)
+        self._modprobe(script)
+        self.proc = bg(f"ip route add 198.51.100.0/24 dev lo congctl {self.NAME}",
+                       out=f"{self.DIR}/ip.log")
+        if not wait_for(lambda: os.path.exists(self.held), timeout, 0.05):
+            self.release()
+            raise RuntimeError("RTNL hold: the modprobe hook never ran "
+                               f"({open(f'{self.DIR}/ip.log', encoding='utf-8').read()!r})")
+
+    def _modprobe(self, path):
+        with open("/proc/sys/kernel/modprobe", "w", encoding="ascii") as f:
+            f.write(path)
+
+    def release(self):
+        """Let RTNL go; True if the holder returned."""
+        with open(self.rel, "w", encoding="ascii"):
+            pass
+        done = True
+        if self.proc:
+            try:
+                self.proc.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                kill_group(self.proc)
+                self.proc.wait()
+                done = False
+            self.proc = None
+        if self.orig:
+            self._modprobe(self.orig)
+            self.orig = None
+        return done
+
+
+def kernel_stack(pid):
+    try:
+        with open(f"/proc/{pid}/stack", encoding="ascii") as f:
+            return f.read()
+    except OSError:
+        return ""
+
+
+# Raw frames between the guest and the peer (IEEE local experimental ethertypes: nobody
+# answers them).
+ETH_P_GUEST = 0x88b5      # frames the guest sends
+ETH_P_BOUNCE = 0x88b6     # frames the peer sends to be bounced by XDP_TX
+PACKET_OUTGOING = 4
+
+
+def bpf(cmd, attr):
+    libc = ctypes.CDLL(None, use_errno=True)
+    buf = ctypes.create_string_buffer(attr, 128)
+    r = libc.syscall(321, cmd, buf, 128)  # __NR_bpf on x86_64
+    if r < 0:
+        raise OSError(ctypes.get_errno(), os.strerror(ctypes.get_errno()))
+    return r
+
+
+def load_xdp_tx(pin):
+    """Load and pin an XDP program that is 'return XDP_TX' (r0 = 3; exit)."""
+    insns = struct.pack("<BBhi", 0xb7, 0, 0, 3) + struct.pack("<BBhi", 0x95, 0, 0, 0)
+    ibuf = ctypes.create_string_buffer(insns, len(insns))
+    lic = ctypes.create_string_buffer(b"GPL")
+    # BPF_PROG_LOAD: prog_type XDP (6), insn_cnt, insns, license
+    fd = bpf(5, struct.pack("<IIQQ", 6, 2, ctypes.addressof(ibuf), ctypes.addressof(lic)))
+    path = ctypes.create_string_buffer(pin.encode())
+    bpf(6, struct.pack("<QI", ctypes.addressof(path), fd))  # BPF_OBJ_PIN
+    os.close(fd)
+
+
+def in_netns(ns, fn):
+    """Run fn() with this thread in network namespace ns (sockets it makes stay there)."""
+    own = os.open("/proc/thread-self/ns/net", os.O_RDONLY)
+    other = os.open(f"/run/netns/{ns}", os.O_RDONLY)
+    try:
+        os.setns(other, os.CLONE_NEWNET)
+        return fn()
+    finally:
+        os.setns(own, os.CLONE_NEWNET)
+        os.close(own)
+        os.close(other)
+
+
+class RawPeer:
+    """Raw sockets on the peer's interface: send frames to the DUT, see what it sends."""
+
+    def __init__(self, ns, addr4, dut_mac):
+        self.dut = dut_mac
+        # the link with the peer's address (gretap0/erspan0 are ether links too, and down)
+        r = sh("ip -j addr show", ns=ns)
+        links = [ln for ln in json.loads(r.stdout)
+                 if any(a.get("local") == addr4 for a in ln.get("addr_info", []))]
+        if not links:
+            raise RuntimeError(f"no link with {addr4} in netns {ns}: {r.stdout[:200]}")
+        self.ifname = links[0]["ifname"]
+        self.mac = bytes.fromhex(links[0]["address"].replace(":", ""))
+
+        def mk():
+            rx = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(0x0003))
+            rx.bind((self.ifname, 0))
+            tx = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+            tx.bind((self.ifname, 0))
+            return rx, tx
+        self.rx, self.tx = in_netns(ns, mk)
+        self.rx.setblocking(False)
+
+    def send_bounce(self, n, seq0=0):
+        for i in range(n):
+            self.tx.send(self.dut + self.mac + ETH_P_BOUNCE.to_bytes(2, "big") +
+                         (seq0 + i).to_bytes(4, "big") + bytes(56))
+
+    def drain(self):
+        while True:
+            try:
+                self.rx.recvfrom(2048)
+            except BlockingIOError:
+                return
+
+    def recv(self, timeout):
+        """[(time, ethertype, seq)] of frames from the wire within timeout."""
+        out = []
+        end = time.monotonic() + timeout
+        while True:
+            left = end - time.monotonic()
+            if left <= 0:
+                return out
+            if not select.select([self.rx], [], [], left)[0]:
+                return out
+            while True:
+                try:
+                    data, addr = self.rx.recvfrom(2048)
+                except BlockingIOError:
+                    break
+                if addr[2] == PACKET_OUTGOING or len(data) < 18:
+                    continue
+                et = int.from_bytes(data[12:14], "big")
+                if et in (ETH_P_GUEST, ETH_P_BOUNCE):
+                    out.append((time.monotonic(), et, int.from_bytes(data[14:18], "big")))
+
+
 # Known upstream splats, not caused by devmem-lab's drivers: counted and reported as
 # "known", not as failures. Each entry must be a line that appears inside the splat.
 KNOWN_UPSTREAM = [
@@ -587,6 +804,8 @@ def dmabuf_count(exporter):
         return -1
 
 
-__all__ = ["Scenario", "sh", "bg", "kill_group", "wait_for", "listening", "dmesg",
+__all__ = ["Scenario", "Kmsg", "RtnlHold", "RawPeer", "load_xdp_tx", "in_netns",
+           "ETH_P_GUEST", "ETH_P_BOUNCE", "kernel_stack", "sh", "bg", "kill_group",
+           "wait_for", "listening", "dmesg",
            "kmemleak_scan", "total_received", "grep_file", "udmabuf", "dmabuf_count",
            "kmsg", "NCDEVMEM", "PATTERN", "errno", "mmap"]

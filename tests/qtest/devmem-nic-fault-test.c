@@ -455,6 +455,20 @@ static void test_stall(void)
     dn_inject(&s, frame, len);
     expect_rx(&s, 1, frame, len, hlen);
 
+    /* TX only: TX held, RX of the same queue placed; resume sends */
+    knob(&s, "x-fault-stall", "1:2");
+    expect_knob(&s, "x-fault-stall", "1:2");
+    tx_frame(&s, 1, frame, len, 3);
+    dn_inject(&s, frame, len);
+    expect_rx(&s, 1, frame, len, hlen);
+    expect_wire_silent(&s);
+    g_assert_cmpuint(dn_qrd(&s, 1, DMNIC_Q_TXD + DMNIC_RING_DEV), ==, 2);
+    g_assert_cmpuint(dn_qstat(&s, 1, DMNIC_Q_RX_DROP_NOBUF), ==, 1);
+    knob(&s, "x-fault-stall", "1:0");
+    expect_wire(&s, frame, len);
+    expect_txc(&s, 1, 3, DMNIC_TXC_S_OK);
+    knob_fails(&s, "x-fault-stall", "1:3");
+
     /* a stalled queue can still be disabled (quiesced) */
     knob(&s, "x-fault-stall", "1:1");
     dn_qwr(&s, 1, DMNIC_Q_CTRL, 0);

@@ -276,13 +276,15 @@ DmnicFaultVerdict devmem_nic_fault_rx(DevmemNicCore *core, unsigned qi,
     DmnicFaultQueue *fq = &f->q[qi];
     DmnicFaultHeld *h;
 
-    if (!fq->stall && !fq->delay_ns) {
+    bool stalled = fq->stall == DMNIC_FAULT_STALL_ALL;
+
+    if (!stalled && !fq->delay_ns) {
         return DMNIC_FAULT_PASS;
     }
-    if (fq->stall || g_queue_get_length(&f->held) >= DMNIC_FAULT_HELD_MAX) {
+    if (stalled || g_queue_get_length(&f->held) >= DMNIC_FAULT_HELD_MAX) {
         /* what a hung or overrun queue does: the frame is lost */
         f->injected++;
-        trace_devmem_nic_fault_rx(qi, size, fq->stall ? "stalled" :
+        trace_devmem_nic_fault_rx(qi, size, stalled ? "stalled" :
                                   "delay backlog full, dropped");
         return DMNIC_FAULT_DROP;
     }
@@ -381,7 +383,8 @@ static const struct {
     [DMNIC_KNOB_RESTART_FAIL] = { "x-fault-restart-fail",
         "Q:N[:CODE] - the next N RX/TX enables of Q fail (QERR CODE)" },
     [DMNIC_KNOB_STALL] = { "x-fault-stall",
-        "Q:1 stalls the data path of queue pair Q, Q:0 resumes it" },
+        "Q:1 stalls the data path of queue pair Q, Q:2 its TX only, "
+        "Q:0 resumes it" },
     [DMNIC_KNOB_DELAY_CPL] = { "x-fault-delay-cpl",
         "Q:NS - delay RX placement and TX processing of Q by NS ns" },
 };
@@ -491,6 +494,11 @@ static void dmnic_fault_set_knob(Object *obj, Visitor *v, const char *name,
     }
     if (k != DMNIC_KNOB_DELAY_CPL && n > UINT32_MAX) {
         error_setg(errp, "%s: count %" PRIu64 " too large", name, n);
+        return;
+    }
+    if (k == DMNIC_KNOB_STALL && n > DMNIC_FAULT_STALL_TX) {
+        error_setg(errp, "%s: 0 (resume), 1 (stall) or 2 (TX only), not %"
+                   PRIu64, name, n);
         return;
     }
     if (k == DMNIC_KNOB_DELAY_CPL && n > INT64_MAX / 2) {

@@ -30,6 +30,13 @@ typedef enum {
     DMNIC_FAULT_HELD,           /* delayed: devmem_nic_core_rx_release() */
 } DmnicFaultVerdict;
 
+/* x-fault-stall values */
+typedef enum {
+    DMNIC_FAULT_STALL_NONE,
+    DMNIC_FAULT_STALL_ALL,      /* TX not fetched, RX dropped */
+    DMNIC_FAULT_STALL_TX,       /* TX not fetched, RX placed as usual */
+} DmnicFaultStall;
+
 /* The steering results of a held frame, restored when it is placed */
 typedef struct DmnicRxSteer {
     uint32_t flags;             /* DMNIC_RXC_F_RSS, DMNIC_RXC_F_FS_MATCH */
@@ -46,7 +53,7 @@ typedef struct DmnicFaultQueue {
     uint8_t corrupt_field;      /* DmnicFaultField */
     uint32_t restart_fail;      /* fail the next N enables */
     uint8_t restart_code;       /* with this DMNIC_QERR_* code */
-    bool stall;                 /* data path stopped */
+    uint8_t stall;              /* DmnicFaultStall */
     int64_t delay_ns;           /* completions delayed by this much */
     int64_t tx_due;             /* TX work waiting for the delay, or 0 */
     int64_t rx_last_due;        /* deadline of the last frame held */
