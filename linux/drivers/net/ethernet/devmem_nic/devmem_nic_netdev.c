@@ -313,11 +313,20 @@ static int dmnic_qvs_start(struct dmnic *dm)
 		dmnic_qv_start(dm, dm->qv[q]);
 
 	/* Wake, not just start: after a reconfiguration the qdiscs may hold a
-	 * backlog that needs a kick. Only the queues in use: a queue beyond
-	 * the channel count has no queue pair to send on.
+	 * backlog that needs a kick. A queue beyond the channel count has no
+	 * queue pair and nothing selects it, but it is started all the same:
+	 * the TX watchdog looks at every allocated queue and would time out
+	 * one left stopped by netif_tx_disable() (every 10 s after a
+	 * channel-count decrease).
 	 */
-	for (q = 0; q < dm->num_queues; q++)
-		netif_tx_wake_queue(netdev_get_tx_queue(dm->netdev, q));
+	for (q = 0; q < dm->netdev->num_tx_queues; q++) {
+		struct netdev_queue *txq = netdev_get_tx_queue(dm->netdev, q);
+
+		if (q < dm->num_queues)
+			netif_tx_wake_queue(txq);
+		else
+			netif_tx_start_queue(txq);
+	}
 	dmnic_update_link(dm);
 	return 0;
 }
@@ -645,6 +654,9 @@ static void dmnic_tx_timeout(struct net_device *netdev, unsigned int txqueue)
 {
 	struct dmnic *dm = netdev_priv(netdev);
 
+	/* Only a queue with a queue pair can be restarted. */
+	if (txqueue >= dm->num_queues)
+		return;
 	dmnic_queue_bad(dm, txqueue, true, "TX timeout");
 }
 
