@@ -18,6 +18,8 @@ As a module:
   splat_blocks(lines)   -> each splat with its trace, and the test that was running
   decode(block, vmlinux) -> the block through the kernel's scripts/decode_stacktrace.sh
   junit(suites, path)   -> write JUnit XML: suites = [(name, [Result...])]
+  read_known(path)      -> {(pair, test, case): reason} of a known-failures file
+                           (tests/guest/known-failures.txt); ValueError on a bad line
 As a command (for shell callers):
   ktap.py count FILE...          print 'P F S' (passed, failed, skipped) over the files,
                                  and each failure on stderr; a short plan counts as a failure
@@ -35,6 +37,8 @@ As a command (for shell callers):
   ktap.py tree FILE              print the parsed tree: plans, results, nested subtests
   ktap.py failed FILE            exit 0 if FILE has a failure (or a short plan, a bail-out),
                                  1 if not (like grep)
+  ktap.py known FILE             print the known-failures file's cases as PAIR|TEST|CASE
+                                 words (for the guest's run-tests); exit 1 on a bad line
 """
 import os
 import re
@@ -510,6 +514,21 @@ def tree(stream, depth=0):
     return out
 
 
+def read_known(path):
+    """The known-failures file: "PAIR TEST CASE  # reason" a line (blank and comment-only
+    lines skipped) -> {(pair, test, case): reason}. ValueError names a malformed line."""
+    listed = {}
+    with open(path) as f:
+        for line in f:
+            body, _, why = line.partition('#')
+            parts = body.split()
+            if len(parts) == 3:
+                listed[tuple(parts)] = why.strip()
+            elif parts:
+                raise ValueError(f'{path}: want "PAIR TEST CASE  # reason": {line.strip()}')
+    return listed
+
+
 def main(argv):
     if len(argv) < 2 or argv[1] in ('-h', '--help'):
         print(__doc__)
@@ -586,6 +605,13 @@ def main(argv):
         if not fr:
             return 1
         print(f'{fr[0].ms / 1000:.1f}')
+        return 0
+    if cmd == 'known' and len(args) == 1:
+        try:
+            print(' '.join('|'.join(k) for k in read_known(args[0])))
+        except ValueError as e:
+            print(f'ktap.py: {e}', file=sys.stderr)
+            return 1
         return 0
     print(f'ktap.py: bad command line {argv[1:]} (see --help)', file=sys.stderr)
     return 2

@@ -712,7 +712,6 @@ int dmnic_queue_mem_alloc(struct net_device *netdev, void *qmem, int idx)
 {
 	struct dmnic *dm = netdev_priv(netdev);
 	struct dmnic_rx_queue *rx = qmem;
-	struct dmnic_napi *qv = NULL;
 
 	/*
 	 * Called while the interface may be down, too: the core then only
@@ -721,11 +720,8 @@ int dmnic_queue_mem_alloc(struct net_device *netdev, void *qmem, int idx)
 	 * dmnic_queue_start() hands them over: if the old queue does not stop,
 	 * the core frees them while the (shared) NAPI instance still runs.
 	 */
-	if (netif_running(netdev)) {
-		qv = dmnic_rxq_qv(dm, idx);
-		if (!qv)
-			return -ENETDOWN;
-	}
+	if (netif_running(netdev) && !dmnic_rxq_qv(dm, idx))
+		return -ENETDOWN;
 	return dmnic_rx_alloc(dm, rx, idx, NULL);
 }
 
