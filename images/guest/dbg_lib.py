@@ -215,7 +215,7 @@ class Scenario:
         time.sleep(1)
         splats, known = splats_since(self.dmesg0)
         if known:
-            self.note(f"{known} known upstream splat(s) (dbg_lib.KNOWN_UPSTREAM), not counted")
+            self.note(f"{known} known upstream splat(s) (splats-known.txt), not counted")
         # kmemleak only reports objects older than 5 s: let the last frees settle.
         time.sleep(6)
         blocks = kmemleak_scan()
@@ -662,14 +662,21 @@ class RawPeer:
                     out.append((time.monotonic(), et, int.from_bytes(data[14:18], "big")))
 
 
-# Known upstream splats, not caused by devmem-lab's drivers: counted and reported as
-# "known", not as failures. Each entry must be a line that appears inside the splat.
-KNOWN_UPSTREAM = [
-    # udmabuf's misc device keeps the 64 KiB default max segment size while its sg tables
-    # merge folios into bigger segments; CONFIG_DMA_API_DEBUG warns once per boot on the
-    # first DMA_BUF_IOCTL_SYNC (begin_cpu_udmabuf -> dma_map_sgtable).
-    "DMA-API: misc udmabuf: mapping sg segment longer than device claims to support",
-]
+def known_upstream():
+    """scripts/lib/splats-known.txt, the harness's one list of known upstream splats (fixed
+    strings; a splat block containing one is counted as known, not as a failure), found
+    like splats.txt."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    for path in (os.path.join(here, "splats-known.txt"),
+                 os.path.join(here, "..", "..", "scripts", "lib", "splats-known.txt")):
+        if os.path.isfile(path):
+            with open(path, encoding="utf-8") as f:
+                return [ln.strip() for ln in f if ln.strip() and not ln.startswith("#")]
+    raise FileNotFoundError(f"splats-known.txt is neither in {here} nor in ../../scripts/lib: "
+                            "rebuild the tests disk (scripts/build-selftests)")
+
+
+KNOWN_UPSTREAM = known_upstream()
 
 
 def classify_splats(lines):
@@ -742,7 +749,7 @@ def run_ksft(name, test, listen_deadline=60):
     time.sleep(6)
     splats, known = splats_since(n0)
     if known:
-        print(f"# {known} known upstream splat(s) (dbg_lib.KNOWN_UPSTREAM), not counted",
+        print(f"# {known} known upstream splat(s) (splats-known.txt), not counted",
               flush=True)
     blocks = kmemleak_scan()
     leaks = len(blocks) if blocks else 0
