@@ -846,8 +846,7 @@ struct dmnic_test_nic {
 	unsigned int space_calls;	/* dmnic_ring_space() stub */
 };
 
-static void dmnic_test_bufq_init(struct kunit *test, struct dmnic_bufq *bq,
-				 struct page_pool *pool)
+static void dmnic_test_bufq_init(struct kunit *test, struct dmnic_bufq *bq)
 {
 	bq->size = DMNIC_TEST_RX_RING;
 	bq->desc = kunit_kcalloc(test, bq->size, sizeof(*bq->desc), GFP_KERNEL);
@@ -858,7 +857,6 @@ static void dmnic_test_bufq_init(struct kunit *test, struct dmnic_bufq *bq,
 	KUNIT_ASSERT_NOT_NULL(test, bq->desc);
 	KUNIT_ASSERT_NOT_NULL(test, bq->netmem);
 	KUNIT_ASSERT_NOT_NULL(test, bq->offset);
-	bq->pool = pool;
 	bq->buf_size = PAGE_SIZE;
 	bq->post_len = PAGE_SIZE;
 }
@@ -898,6 +896,10 @@ static struct dmnic_test_nic *dmnic_test_nic_alloc(struct kunit *test)
 	struct pci_dev *pdev;
 	void *regs;
 
+	/*
+	 * Test-managed memory first: KUnit frees in reverse order, and the
+	 * cleanup action (added last) still walks the rings.
+	 */
 	n = kunit_kzalloc(test, sizeof(*n), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, n);
 	n->qv = kunit_kzalloc(test, sizeof(*n->qv), GFP_KERNEL);
@@ -910,6 +912,18 @@ static struct dmnic_test_nic *dmnic_test_nic_alloc(struct kunit *test)
 	pdev->dev.coherent_dma_mask = DMA_BIT_MASK(64);
 	pdev->dev.dma_mask = &pdev->dev.coherent_dma_mask;
 
+	tx = &n->qv->tx;
+	tx->size = DMNIC_TEST_TX_RING;
+	tx->cmpl_gen = DMNIC_TXC_F_GEN;
+	tx->desc = kunit_kcalloc(test, tx->size, sizeof(*tx->desc), GFP_KERNEL);
+	tx->cmpl = kunit_kcalloc(test, tx->size, sizeof(*tx->cmpl), GFP_KERNEL);
+	tx->bufs = kunit_kcalloc(test, tx->size, sizeof(*tx->bufs), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, tx->desc);
+	KUNIT_ASSERT_NOT_NULL(test, tx->cmpl);
+	KUNIT_ASSERT_NOT_NULL(test, tx->bufs);
+	dmnic_test_bufq_init(test, &n->qv->rx.hdr);
+	dmnic_test_bufq_init(test, &n->qv->rx.pay);
+
 	n->netdev = alloc_etherdev_mqs(sizeof(struct dmnic), 1, 1);
 	KUNIT_ASSERT_NOT_NULL(test, n->netdev);
 	n->pool = page_pool_create(&pp);
@@ -917,6 +931,8 @@ static struct dmnic_test_nic *dmnic_test_nic_alloc(struct kunit *test)
 		free_netdev(n->netdev);
 		KUNIT_FAIL_AND_ABORT(test, "page_pool_create: %pe", n->pool);
 	}
+	n->qv->rx.hdr.pool = n->pool;
+	n->qv->rx.pay.pool = n->pool;
 	n->dm = netdev_priv(n->netdev);
 	n->dm->netdev = n->netdev;
 	n->dm->pdev = pdev;
@@ -930,18 +946,6 @@ static struct dmnic_test_nic *dmnic_test_nic_alloc(struct kunit *test)
 			   &noop_qdisc);
 	KUNIT_ASSERT_EQ(test, 0,
 			kunit_add_action_or_reset(test, dmnic_test_nic_free, n));
-
-	tx = &n->qv->tx;
-	tx->size = DMNIC_TEST_TX_RING;
-	tx->cmpl_gen = DMNIC_TXC_F_GEN;
-	tx->desc = kunit_kcalloc(test, tx->size, sizeof(*tx->desc), GFP_KERNEL);
-	tx->cmpl = kunit_kcalloc(test, tx->size, sizeof(*tx->cmpl), GFP_KERNEL);
-	tx->bufs = kunit_kcalloc(test, tx->size, sizeof(*tx->bufs), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, tx->desc);
-	KUNIT_ASSERT_NOT_NULL(test, tx->cmpl);
-	KUNIT_ASSERT_NOT_NULL(test, tx->bufs);
-	dmnic_test_bufq_init(test, &n->qv->rx.hdr, n->pool);
-	dmnic_test_bufq_init(test, &n->qv->rx.pay, n->pool);
 	test->priv = n;
 	return n;
 }
