@@ -2,12 +2,18 @@
 /*
  * KUnit tests for the pure parts of the devmem-nic driver: ring accounting,
  * descriptor and completion encoding, flow rule encoding (also to RSS
- * contexts), RSS hash field mapping. They need no device; built into the driver, they run at boot.
+ * contexts), RSS hash field mapping; and of the TX completion paths on a
+ * queue pair in plain memory (devmem_nic_txpath). They need no device;
+ * built into the driver, they run at boot.
  */
 
+#include <kunit/static_stub.h>
 #include <kunit/test.h>
+#include <linux/etherdevice.h>
 #include <linux/skbuff.h>
 #include <linux/unaligned.h>
+#include <net/page_pool/helpers.h>
+#include <net/sch_generic.h>
 
 #include "devmem_nic.h"
 
@@ -818,3 +824,287 @@ static struct kunit_suite dmnic_xdp_qerr_test_suite = {
 };
 
 kunit_test_suite(dmnic_xdp_qerr_test_suite);
+
+/*
+ * ---- TX completions on a software queue pair ----
+ *
+ * The driver's own dmnic_poll() and dmnic_xmit() run on one queue pair
+ * whose rings are plain memory: a netdev that is never registered, a page
+ * pool without DMA mapping, registers in a kzalloc'd buffer. The tests write
+ * the TX completions the device would write.
+ */
+
+#define DMNIC_TEST_TX_RING	DMNIC_RING_MIN
+#define DMNIC_TEST_RX_RING	4
+#define DMNIC_TEST_FRAME	60
+
+struct dmnic_test_nic {
+	struct net_device *netdev;
+	struct dmnic *dm;
+	struct dmnic_napi *qv;
+	struct page_pool *pool;
+	unsigned int space_calls;	/* dmnic_ring_space() stub */
+};
+
+static void dmnic_test_bufq_init(struct kunit *test, struct dmnic_bufq *bq)
+{
+	bq->size = DMNIC_TEST_RX_RING;
+	bq->desc = kunit_kcalloc(test, bq->size, sizeof(*bq->desc), GFP_KERNEL);
+	bq->netmem = kunit_kcalloc(test, bq->size, sizeof(*bq->netmem),
+				   GFP_KERNEL);
+	bq->offset = kunit_kcalloc(test, bq->size, sizeof(*bq->offset),
+				   GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, bq->desc);
+	KUNIT_ASSERT_NOT_NULL(test, bq->netmem);
+	KUNIT_ASSERT_NOT_NULL(test, bq->offset);
+	bq->buf_size = PAGE_SIZE;
+	bq->post_len = PAGE_SIZE;
+}
+
+static void dmnic_test_bufq_empty(struct dmnic_bufq *bq)
+{
+	unsigned int i;
+
+	for (i = 0; bq->netmem && i < bq->size; i++) {
+		if (bq->netmem[i])
+			page_pool_put_full_netmem(bq->pool, bq->netmem[i],
+						  false);
+		bq->netmem[i] = 0;
+	}
+}
+
+static void dmnic_test_nic_free(void *data)
+{
+	struct dmnic_test_nic *n = data;
+
+	/* skbs still on the ring are freed, XDP_TX buffers go to the pool */
+	dmnic_tx_clean_all(n->dm, &n->qv->tx);
+	dmnic_test_bufq_empty(&n->qv->rx.hdr);
+	dmnic_test_bufq_empty(&n->qv->rx.pay);
+	page_pool_destroy(n->pool);
+	free_netdev(n->netdev);
+}
+
+static struct dmnic_test_nic *dmnic_test_nic_alloc(struct kunit *test)
+{
+	struct page_pool_params pp = {
+		.pool_size = 16,
+		.nid = NUMA_NO_NODE,
+	};
+	struct dmnic_test_nic *n;
+	struct dmnic_tx_ring *tx;
+	struct pci_dev *pdev;
+	void *regs;
+
+	/*
+	 * Test-managed memory first: KUnit frees in reverse order, and the
+	 * cleanup action (added last) still walks the rings.
+	 */
+	n = kunit_kzalloc(test, sizeof(*n), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, n);
+	n->qv = kunit_kzalloc(test, sizeof(*n->qv), GFP_KERNEL);
+	pdev = kunit_kzalloc(test, sizeof(*pdev), GFP_KERNEL);
+	regs = kunit_kzalloc(test, DMNIC_QREG(1, 0), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, n->qv);
+	KUNIT_ASSERT_NOT_NULL(test, pdev);
+	KUNIT_ASSERT_NOT_NULL(test, regs);
+	/* dma-direct mapping of the skbs xmit maps (no IOMMU in the guest) */
+	pdev->dev.coherent_dma_mask = DMA_BIT_MASK(64);
+	pdev->dev.dma_mask = &pdev->dev.coherent_dma_mask;
+
+	tx = &n->qv->tx;
+	tx->size = DMNIC_TEST_TX_RING;
+	tx->cmpl_gen = DMNIC_TXC_F_GEN;
+	tx->desc = kunit_kcalloc(test, tx->size, sizeof(*tx->desc), GFP_KERNEL);
+	tx->cmpl = kunit_kcalloc(test, tx->size, sizeof(*tx->cmpl), GFP_KERNEL);
+	tx->bufs = kunit_kcalloc(test, tx->size, sizeof(*tx->bufs), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, tx->desc);
+	KUNIT_ASSERT_NOT_NULL(test, tx->cmpl);
+	KUNIT_ASSERT_NOT_NULL(test, tx->bufs);
+	dmnic_test_bufq_init(test, &n->qv->rx.hdr);
+	dmnic_test_bufq_init(test, &n->qv->rx.pay);
+
+	n->netdev = alloc_etherdev_mqs(sizeof(struct dmnic), 1, 1);
+	KUNIT_ASSERT_NOT_NULL(test, n->netdev);
+	n->pool = page_pool_create(&pp);
+	if (IS_ERR(n->pool)) {
+		free_netdev(n->netdev);
+		KUNIT_FAIL_AND_ABORT(test, "page_pool_create: %pe", n->pool);
+	}
+	n->qv->rx.hdr.pool = n->pool;
+	n->qv->rx.pay.pool = n->pool;
+	n->dm = netdev_priv(n->netdev);
+	n->dm->netdev = n->netdev;
+	n->dm->pdev = pdev;
+	n->dm->regs = (void __force __iomem *)regs;
+	n->dm->max_queues = 1;
+	n->dm->num_queues = 1;
+	n->dm->qv[0] = n->qv;
+	n->qv->dm = n->dm;
+	/* a woken queue schedules its qdisc: the one of a down device */
+	rcu_assign_pointer(netdev_get_tx_queue(n->netdev, 0)->qdisc,
+			   &noop_qdisc);
+	KUNIT_ASSERT_EQ(test, 0,
+			kunit_add_action_or_reset(test, dmnic_test_nic_free, n));
+	test->priv = n;
+	return n;
+}
+
+/* Queue a one-descriptor packet (an skb, or an XDP_TX buffer if @netmem). */
+static void dmnic_test_post(struct kunit *test, struct dmnic_test_nic *n,
+			    netmem_ref netmem)
+{
+	struct dmnic_tx_ring *tx = &n->qv->tx;
+	struct dmnic_tx_buf *b = &tx->bufs[tx->tail];
+
+	memset(b, 0, sizeof(*b));
+	if (netmem) {
+		b->xdp_netmem = netmem;
+	} else {
+		b->skb = alloc_skb(DMNIC_TEST_FRAME, GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, b->skb);
+		skb_put_zero(b->skb, DMNIC_TEST_FRAME);
+		/* as xmit does: BQL counts skb bytes only */
+		netdev_tx_sent_queue(netdev_get_tx_queue(n->netdev, 0),
+				     DMNIC_TEST_FRAME);
+	}
+	b->len = DMNIC_TEST_FRAME;
+	b->pkt_bytes = DMNIC_TEST_FRAME;
+	b->pkt_ndesc = 1;
+	tx->tail = (tx->tail + 1) & (tx->size - 1);
+}
+
+/* The device's completion of the packet at ring slot @slot (first lap). */
+static void dmnic_test_complete(struct dmnic_test_nic *n, u32 slot)
+{
+	struct dmnic_tx_cmpl *c = &n->qv->tx.cmpl[slot];
+
+	c->id = cpu_to_le16(slot);
+	c->ndesc = cpu_to_le16(1);
+	c->len = cpu_to_le32(DMNIC_TEST_FRAME);
+	c->status = cpu_to_le32(DMNIC_TXC_S_OK);
+	/* the GEN bit last, as the device writes it */
+	dma_wmb();
+	c->flags = cpu_to_le32(DMNIC_TXC_F_GEN);
+}
+
+/*
+ * Issue 17 item 14 (Documentation/networking/napi.rst): a poll with budget
+ * 0 comes from netpoll, with IRQs off, and may reap skb TX completions
+ * only. An XDP_TX buffer must not go back to its page pool there and the RX
+ * rings must not be refilled from it.
+ */
+static void dmnic_test_netpoll_xdp_tx(struct kunit *test)
+{
+	struct dmnic_test_nic *n = dmnic_test_nic_alloc(test);
+	struct dmnic_tx_ring *tx = &n->qv->tx;
+	struct dmnic_rx_queue *rx = &n->qv->rx;
+	unsigned long flags;
+	netmem_ref xdp;
+	int ret;
+
+	local_bh_disable();
+	xdp = page_pool_dev_alloc_netmems(n->pool);
+	local_bh_enable();
+	KUNIT_ASSERT_NE(test, (__force unsigned long)xdp, 0UL);
+	dmnic_test_post(test, n, 0);	/* slot 0: an skb */
+	dmnic_test_post(test, n, xdp);	/* slot 1: an XDP_TX frame */
+	dmnic_test_complete(n, 0);
+	dmnic_test_complete(n, 1);
+
+	/* as netpoll_poll_dev() calls it (poll_one_napi) */
+	local_irq_save(flags);
+	ret = dmnic_poll(&n->qv->napi, 0);
+	local_irq_restore(flags);
+
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	KUNIT_EXPECT_EQ_MSG(test, tx->head, 1U,
+			    "the skb completion is reaped, nothing after it");
+	KUNIT_EXPECT_EQ_MSG(test, (__force unsigned long)tx->bufs[1].xdp_netmem,
+			    (__force unsigned long)xdp,
+			    "XDP_TX buffer given back to its page pool");
+	KUNIT_EXPECT_EQ_MSG(test, tx->cmpl_head, 1U,
+			    "the XDP_TX completion waits for a real poll");
+	KUNIT_EXPECT_EQ_MSG(test, rx->hdr.tail, 0U,
+			    "header ring refilled from its page pool");
+	KUNIT_EXPECT_EQ_MSG(test, rx->pay.tail, 0U,
+			    "payload ring refilled from its page pool");
+}
+
+/*
+ * Stands in for dmnic_ring_space(): its first call is xmit's read of the
+ * free space (@head and @tail already read). The completions of every
+ * queued packet are reaped right then, before xmit can stop the queue;
+ * the read value stays the stale one. Later calls compute.
+ */
+static unsigned int dmnic_test_space_racing(u32 head, u32 tail, u32 size)
+{
+	struct kunit *test = kunit_get_current_test();
+	struct dmnic_test_nic *n = test->priv;
+
+	if (!n->space_calls++)
+		dmnic_poll(&n->qv->napi, 0);	/* TX completions only */
+	return size - 1 - dmnic_ring_used(head, tail, size);
+}
+
+/*
+ * Issue 17 item 9: XDP_TX fills the TX ring without stopping the queue, so
+ * xmit finds it full and stops the queue. A completion that frees the
+ * ring between xmit's read and the stop sees the queue still running and
+ * does not wake it; with no completion left, the queue stays stopped until
+ * the TX watchdog. netif_txq_maybe_stop() re-reads after the stop.
+ */
+static void dmnic_test_xmit_stop_race(struct kunit *test)
+{
+	struct dmnic_test_nic *n = dmnic_test_nic_alloc(test);
+	struct netdev_queue *txq = netdev_get_tx_queue(n->netdev, 0);
+	struct dmnic_tx_ring *tx = &n->qv->tx;
+	struct sk_buff *skb;
+	netdev_tx_t ret;
+	unsigned int i;
+
+	/* a full ring whose packets the device has all completed */
+	for (i = 0; i < tx->size - 1; i++) {
+		dmnic_test_post(test, n, 0);
+		dmnic_test_complete(n, i);
+	}
+	KUNIT_ASSERT_EQ(test, dmnic_ring_used(tx->head, tx->tail, tx->size),
+			tx->size - 1);
+	skb = alloc_skb(DMNIC_TEST_FRAME, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	skb_put_zero(skb, DMNIC_TEST_FRAME);
+	skb_set_queue_mapping(skb, 0);
+
+	kunit_activate_static_stub(test, dmnic_ring_space,
+				   dmnic_test_space_racing);
+	/* as dev_hard_start_xmit() calls it */
+	local_bh_disable();
+	__netif_tx_lock(txq, smp_processor_id());
+	ret = dmnic_xmit(skb, n->netdev);
+	__netif_tx_unlock(txq);
+	local_bh_enable();
+	kunit_deactivate_static_stub(test, dmnic_ring_space);
+
+	KUNIT_ASSERT_GE_MSG(test, n->space_calls, 1U, "no free space read");
+	KUNIT_EXPECT_EQ_MSG(test, tx->head, tx->size - 1,
+			    "the completions were not reaped in the race");
+	KUNIT_EXPECT_FALSE_MSG(test, netif_tx_queue_stopped(txq),
+			       "queue left stopped with %u free descriptors and no completion to wake it",
+			       dmnic_ring_space(tx->head, tx->tail, tx->size));
+	KUNIT_EXPECT_EQ(test, ret, NETDEV_TX_OK);
+	if (ret != NETDEV_TX_OK)
+		kfree_skb(skb);		/* the stack would requeue it */
+}
+
+static struct kunit_case dmnic_txpath_test_cases[] = {
+	KUNIT_CASE(dmnic_test_netpoll_xdp_tx),
+	KUNIT_CASE(dmnic_test_xmit_stop_race),
+	{}
+};
+
+static struct kunit_suite dmnic_txpath_test_suite = {
+	.name = "devmem_nic_txpath",
+	.test_cases = dmnic_txpath_test_cases,
+};
+
+kunit_test_suite(dmnic_txpath_test_suite);
