@@ -355,6 +355,8 @@ class Frame:
         self.ms = 0
         self.why = ''           # for unfinished frames
         self.attempt = 1        # 2: the guest's retry of a failed program ('retry' line)
+        self.retry_line = ''    # that '# devmem-lab: retry' line
+        self.begin = self.end = ''
 
 
 def frames(lines):
@@ -362,8 +364,15 @@ def frames(lines):
     log: the '# devmem-lab: begin PAIR TEST' ... 'end PAIR TEST rc=N time_ms=M' frames."""
     out, setup_failed, not_installed = [], {}, set()
     cur = retry = None
+    pad = ''
     for raw in lines:
         line = clean(raw)
+        # ktap-report's one-document output.log nests each frame 4 spaces deep: undo it.
+        if pad and line.startswith(pad):
+            line = line[len(pad):]
+        elif line.startswith(' ') and BEGIN.match(line.lstrip()):
+            pad = line[:len(line) - len(line.lstrip())]
+            line = line.lstrip()
         m = SETUP_FAIL.match(line)
         if m:
             setup_failed[m.group(1)] = m.group(2) or 'setup-net failed'
@@ -374,7 +383,7 @@ def frames(lines):
             continue
         m = RETRY.match(line)
         if m:
-            retry = (m.group(1), m.group(2))
+            retry = (m.group(1), m.group(2), line)
             continue
         m = BEGIN.match(line)
         if m:
@@ -382,13 +391,15 @@ def frames(lines):
                 cur.why = 'a new test began before this one ended'
                 out.append(cur)
             cur = Frame(m.group(1), m.group(2))
-            if retry == (cur.pair, cur.test):
-                cur.attempt = 2
+            cur.begin = line
+            if retry and retry[:2] == (cur.pair, cur.test):
+                cur.attempt, cur.retry_line = 2, retry[2]
             retry = None
             continue
         m = END.match(line)
         if m and cur:
             cur.rc, cur.ms = int(m.group(3)), int(m.group(4) or 0)
+            cur.end = line
             out.append(cur)
             cur = None
             continue
