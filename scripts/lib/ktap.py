@@ -21,8 +21,11 @@ As a module:
   read_known(path)      -> {(pair, test, case): reason} of a known-failures file
                            (tests/guest/known-failures.txt); ValueError on a bad line
 As a command (for shell callers):
-  ktap.py count FILE...          print 'P F S' (passed, failed, skipped) over the files,
-                                 and each failure on stderr; a short plan counts as a failure
+  ktap.py count FILE...          print 'P F S' (passed, failed, skipped) over the files'
+                                 top-level results, each failure on stderr; a file that
+                                 breaks KTAP's rules (ktap.py verdict: short plan, bail-out,
+                                 a failed subtest under "ok", numbering, no results) is one
+                                 more failure
   ktap.py merge OUT.tap FILE...  one strict TAP stream (numbered 1..N, with its plan) of all
                                  files' top-level results, prefixed with the file's name
   ktap.py junit OUT.xml FILE...  JUnit XML, one testsuite per file, one testcase per result,
@@ -43,8 +46,8 @@ As a command (for shell callers):
                                  for pass/skip, 1 otherwise. --kselftest: run_kselftest.sh's
                                  "# " nesting counts (the program's cases), as ktap-report
                                  reads a program; without it "# " lines are diagnostics
-  ktap.py failed FILE            exit 0 if FILE has a failure (or a short plan, a bail-out),
-                                 1 if not (like grep)
+  ktap.py failed FILE            exit 0 if FILE has a failure or breaks KTAP's rules (as
+                                 ktap.py verdict says), 1 if not (like grep)
   ktap.py known FILE             print the known-failures file's cases as PAIR|TEST|CASE
                                  words (for the guest's run-tests); exit 1 on a bad line
 """
@@ -686,16 +689,22 @@ def main(argv):
     if cmd == 'count':
         p = f = k = 0
         for path in args:
-            s = _read(path)
+            # KTAP's rules ("# " lines are diagnostics: a failed test's output shown that
+            # way is not read as results); top-level results counted.
+            with open(path, errors='replace') as fh:
+                s = parse(fh, hashes=False)
             for r in s.results:
                 if r.status == 'fail':
                     print(f'  FAIL: {os.path.basename(path)}: {r.name} {r.reason}'.rstrip(),
                           file=sys.stderr)
             c = s.counts()
             p, f, k = p + c['pass'], f + c['fail'], k + c['skip']
-            if s.short_plan() or s.bail:
-                print(f'  FAIL: {path}: ' + (s.bail or
-                      f'plan 1..{s.plan} but {len(s.results)} results'), file=sys.stderr)
+            v = judge(s)
+            if v.verdict in ('fail', 'error') and not c['fail'] or s.short_plan() or s.bail:
+                # a short plan, a bail-out, a failed subtest under an "ok", numbers out
+                # of sequence, a second document, no results at all: one more failure
+                print(f'  FAIL: {path}: ' + '; '.join(v.problems[:3] or ['a subtest failed']),
+                      file=sys.stderr)
                 f += 1
         print(p, f, k)
         return 0
@@ -734,10 +743,11 @@ def main(argv):
         return 0 if hits else 1
     if cmd == 'failed' and len(args) == 1:
         try:
-            st = _read(args[0])
+            with open(args[0], errors='replace') as fh:
+                v = verdict_of(fh)
         except FileNotFoundError:
             return 1
-        return 0 if st.counts()['fail'] or st.short_plan() or st.bail else 1
+        return 0 if v.verdict in ('fail', 'error') else 1
     if cmd == 'verdict' and args and len(args) <= 2 and args[-1] != '--kselftest':
         hashes = args[0] == '--kselftest'
         if hashes:
