@@ -22,7 +22,7 @@ prun() {   # prun OUTDIR [run-selftests options]: the six programs on the devmem
         --no-known --out "$out" "$@"
 }
 # summary_rows DIR: the report's result rows (test, case, verdict), without times or paths.
-summary_rows() { grep -E '^(drivers|devmem-lab)' "$1/summary.txt" | sed 's/  */ /g' | sort; }
+summary_rows() { grep -E '^(drivers|devmem-lab:)' "$1/summary.txt" | sed 's/  */ /g' | sort; }
 
 export -f par_env prun summary_rows
 export PT PTESTS PKS ROOT
