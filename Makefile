@@ -13,7 +13,7 @@ all: help
 
 # Every target, one line each (a harness test checks that none is missing).
 help:
-	@echo "make run          set up, build, boot the guest, run the selftests on the default pairs ($(DEFAULT_PAIRS)), print a summary"
+	@echo "make run          set up, build, boot the guest, run the selftests on the default pairs, print a summary"
 	@echo "                  PAIRS=\"...\" other pairs (gpu builds what it boots), TESTS=\"dir:prog ...\" fewer tests,"
 	@echo "                  SHARD=I/N one slice of the list (CI shards; scripts/ktap-report --merge joins them),"
 	@echo "                  KERNEL=bzImage [MODULES=dir] a prebuilt kernel (docs/your-kernel.md)"
@@ -69,13 +69,12 @@ image: bootstrap
 
 build: qemu kernel selftests image
 
-# The pairs: DEFAULT_PAIRS is the one place that names what `make run` runs, all of it on
-# what `make build` builds (the default QEMU and kernel). PAIRS="..." asks for others; gpu
+# The pairs: without PAIRS, make run (like the CI pipelines and check-kernel-config) runs
+# scripts/run-selftests' default pairs, the one place that names them, all on what
+# `make build` builds (the default QEMU and kernel). PAIRS="..." asks for others; gpu
 # (virtio-gpu VRAM) runs only when asked for (PAIRS=gpu, make run-gpu) and then builds what
 # it boots: the GL QEMU and a kernel with gpu.config. The virtio-net baseline of the same
 # list is its own target (make run-baseline): together they do not fit 20 min on 2 TCG cores.
-DEFAULT_PAIRS := devmem accel
-PAIRS ?= $(DEFAULT_PAIRS)
 GPU_CONFIGS := base devmem kunit vng gpu
 
 # make run KERNEL=path/to/bzImage [MODULES=dir of .ko]: a prebuilt kernel, no kernel build.
@@ -93,6 +92,7 @@ endif
 ifdef MODULES
 RUN_ARGS += --modules "$(MODULES)"
 endif
+RUN_PAIRS := $(if $(PAIRS),--pairs "$(PAIRS)")
 # TESTS="dir:prog ..." narrows make run; SHARD=I/N runs one slice of it (scripts/run-selftests).
 ifdef TESTS
 RUN_ARGS += --tests "$(TESTS)"
@@ -102,9 +102,9 @@ RUN_ARGS += --shard "$(SHARD)"
 endif
 
 run: $(RUN_DEPS)
-	@$(if $(KERNEL_CONFIG),scripts/check-kernel-config --quiet --pairs "$(PAIRS)" \
+	@$(if $(KERNEL_CONFIG),scripts/check-kernel-config --quiet $(RUN_PAIRS) \
 		$(if $(MODULES),--oot) "$(KERNEL_CONFIG)" &&) \
-		scripts/run-selftests --pairs "$(PAIRS)" $(RUN_ARGS)
+		scripts/run-selftests $(RUN_PAIRS) $(RUN_ARGS)
 
 run-baseline: $(RUN_DEPS)
 	@scripts/run-selftests --pairs virtio $(RUN_ARGS)
