@@ -81,17 +81,18 @@ GPU_CONFIGS := base devmem kunit vng gpu
 # KERNEL_CONFIG=path/to/.config checks it first (scripts/check-kernel-config).
 ifdef KERNEL
 RUN_DEPS := qemu selftests image
-RUN_ARGS := --kernel "$(KERNEL)"
+RUN_KERNEL := --kernel "$(KERNEL)"
 else
 RUN_DEPS := build
-RUN_ARGS :=
+RUN_KERNEL :=
 endif
 ifneq ($(filter gpu,$(PAIRS)),)
 RUN_DEPS += gpu-build
 endif
 ifdef MODULES
-RUN_ARGS += --modules "$(MODULES)"
+RUN_KERNEL += --modules "$(MODULES)"
 endif
+RUN_ARGS :=
 RUN_PAIRS := $(if $(PAIRS),--pairs "$(PAIRS)")
 # TESTS="dir:prog ..." narrows make run; SHARD=I/N runs one slice of it (scripts/run-selftests).
 ifdef TESTS
@@ -104,10 +105,10 @@ endif
 run: $(RUN_DEPS)
 	@$(if $(KERNEL_CONFIG),scripts/check-kernel-config --quiet $(RUN_PAIRS) \
 		$(if $(MODULES),--oot) "$(KERNEL_CONFIG)" &&) \
-		scripts/run-selftests $(RUN_PAIRS) $(RUN_ARGS)
+		scripts/run-selftests $(RUN_PAIRS) $(RUN_KERNEL) $(RUN_ARGS)
 
 run-baseline: $(RUN_DEPS)
-	@scripts/run-selftests --pairs virtio $(RUN_ARGS)
+	@scripts/run-selftests --pairs virtio $(RUN_KERNEL) $(RUN_ARGS)
 
 # The gpu pair's builds: the GL QEMU (scripts/build-qemu --variant gl: a trixie build root)
 # and, unless KERNEL= names one, the kernel with kernel-config/gpu.config.
@@ -116,7 +117,7 @@ gpu-build: selftests image
 	@$(if $(KERNEL),true,KERNEL_CONFIGS="$(GPU_CONFIGS)" scripts/build-kernel)
 
 run-gpu: gpu-build
-	@scripts/run-selftests --pairs gpu $(RUN_ARGS)
+	@scripts/run-selftests --pairs gpu $(RUN_KERNEL) $(RUN_ARGS)
 
 check: build
 	@scripts/check
@@ -167,7 +168,7 @@ oot-modules: fetch
 
 run-oot: oot-modules qemu selftests image
 	@scripts/run-selftests --kernel "$$(KERNEL_CONFIGS="$(OOT_CONFIGS)" scripts/build-kernel --print-image)" \
-		--modules "$$(scripts/build-oot-modules --print-dir)" $(filter-out --kernel $(KERNEL) --modules $(MODULES),$(RUN_ARGS))
+		--modules "$$(scripts/build-oot-modules --print-dir)" $(RUN_PAIRS) $(RUN_ARGS)
 
 qemu-args:
 	@scripts/run-vm --print-qemu-args $(QEMU_ARGS_OPTS)
