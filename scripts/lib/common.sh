@@ -262,6 +262,9 @@ sync_work_tree() {
         cat "$work/.devmem-lab-sync.log" >&2
         die_infra "$what: could not copy '$src' to '$work' (disk full? set DEVMEM_LAB_BUILD to a roomier place)"
     fi
+    if [ -f "$work/.devmem-lab-work" ]; then
+        step "$what: $(grep -cv '/$' "$work/.devmem-lab-sync.out" || true) changed file(s) copied from $src"
+    fi
     mv "$list.new" "$list"
     rm -f "$work/.devmem-lab-src-head"
     printf '%s\n' "$state" | write_if_changed "$work/.devmem-lab-src-state"
