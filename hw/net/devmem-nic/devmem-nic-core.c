@@ -25,6 +25,13 @@
 #define DMNIC_TCP_CSUM_OFF      16      /* checksum field in the TCP header */
 /* frames put on the wire per queue and TX bottom-half run (see tx_bh) */
 #define DMNIC_TX_BURST          256
+/* register bits a write can set (the others read 0) */
+#define DMNIC_Q_CTRL_RW         (DMNIC_Q_CTRL_RX_ENABLE | \
+                                 DMNIC_Q_CTRL_TX_ENABLE | \
+                                 DMNIC_Q_CTRL_HDS_ENABLE)
+#define DMNIC_Q_INT_ALL         (DMNIC_Q_INT_RX | DMNIC_Q_INT_TX)
+#define DMNIC_INT_ALL           (DMNIC_INT_LINK | DMNIC_INT_QERR)
+#define DMNIC_RSS_CTRL_RW       (DMNIC_RSS_CTRL_ENABLE | DMNIC_RSS_CTRL_SYM_XOR)
 
 static const uint8_t dmnic_default_rss_key[DMNIC_RSS_KEY_SIZE] = {
     0x6d, 0x5a, 0x56, 0xda, 0x25, 0x5b, 0x0e, 0xc2,
@@ -529,8 +536,10 @@ static uint32_t dmnic_rss_ctx_queue(DevmemNicCore *core, const DmnicPkt *p,
         /* refused by FS_CMD_WRITE; only a corrupt incoming state has it */
         return UINT32_MAX;
     }
+    /* both 16 bits (post_load masks loaded tables): the sum cannot wrap */
     queue = (action & DMNIC_FS_ACTION_QUEUE_MASK) +
-            dmnic_rss_table(core, ctx)[hash % DMNIC_RSS_INDIR_SIZE];
+            (dmnic_rss_table(core, ctx)[hash % DMNIC_RSS_INDIR_SIZE] &
+             DMNIC_RSS_INDIR_QUEUE_MASK);
     trace_devmem_nic_rx_rss_ctx(rule, ctx, hash, queue);
     return queue;
 }
@@ -1082,7 +1091,10 @@ static bool dmnic_tx_process(DevmemNicCore *core, unsigned qi, int budget)
             if (!dmnic_tx_tso(core, qi, len, &d[0], link, &nseg, &wire)) {
                 return false;
             }
-            q->stats[DMNIC_QS_TX_TSO]++;
+            if (link) {
+                /* segmented and sent; a link-down completion is neither */
+                q->stats[DMNIC_QS_TX_TSO]++;
+            }
         } else {
             if (len > DMNIC_TX_MAX_FRAME) {
                 dmnic_queue_error(core, qi, true, DMNIC_QERR_TX_TOO_LONG,
@@ -1104,7 +1116,9 @@ static bool dmnic_tx_process(DevmemNicCore *core, unsigned qi, int budget)
                          dmnic_csum_fold(dmnic_csum_add(0,
                                                         core->tx_buf + start,
                                                         len - start))));
-                q->stats[DMNIC_QS_TX_CSUM]++;
+                if (link) {
+                    q->stats[DMNIC_QS_TX_CSUM]++;
+                }
             }
             if (link) {
                 dmnic_tx_send(core, core->tx_buf, len);
@@ -1185,9 +1199,18 @@ static void dmnic_vm_state_change(void *opaque, bool running,
 {
     DevmemNicCore *core = opaque;
 
-    if (running && core->tx_pending) {
+    if (!running) {
+        return;
+    }
+    if (core->link_irq_pending) {
+        /* INT_LINK from post_load: MSI-X and the machine are loaded now */
+        core->link_irq_pending = false;
+        dmnic_admin_event(core, DMNIC_INT_LINK);
+    }
+    if (core->tx_pending) {
         qemu_bh_schedule(core->tx_bh);
     }
+    devmem_nic_fault_vm_running(core);
 }
 
 /* Fault injection (devmem-nic-fault.c): TX after a delay or a stall */
@@ -1271,9 +1294,25 @@ bool devmem_nic_core_link_up(DevmemNicCore *core)
            !devmem_nic_fault_link_down(core);
 }
 
+static uint32_t dmnic_link_status(DevmemNicCore *core)
+{
+    return devmem_nic_core_link_up(core) ? DMNIC_STATUS_LINK_UP : 0;
+}
+
+/*
+ * The net layer calls this on every set_link, changed or not, and the
+ * injector on each of its own changes: only a change of STATUS_LINK_UP
+ * (against what the guest was last told) raises INT_LINK.
+ */
 void devmem_nic_core_link_changed(DevmemNicCore *core)
 {
-    trace_devmem_nic_link(devmem_nic_core_link_up(core));
+    uint32_t status = dmnic_link_status(core);
+
+    trace_devmem_nic_link(!!status);
+    if (status == core->link_status) {
+        return;
+    }
+    core->link_status = status;
     dmnic_admin_event(core, DMNIC_INT_LINK);
 }
 
@@ -1438,7 +1477,7 @@ uint64_t devmem_nic_core_read(DevmemNicCore *core, hwaddr addr, unsigned size)
             val = 0;        /* CTRL_RESET reads 0 */
             break;
         case DMNIC_REG_STATUS:
-            val = devmem_nic_core_link_up(core) ? DMNIC_STATUS_LINK_UP : 0;
+            val = dmnic_link_status(core);
             break;
         case DMNIC_REG_INT_CAUSE:
             val = core->int_cause;
@@ -1497,10 +1536,8 @@ static void dmnic_write_ctrl(DevmemNicCore *core, unsigned qi, uint32_t val)
 {
     DmnicQueue *q = &core->q[qi];
     uint32_t old = q->ctrl;
-    uint32_t mask = DMNIC_Q_CTRL_RX_ENABLE | DMNIC_Q_CTRL_TX_ENABLE |
-                    DMNIC_Q_CTRL_HDS_ENABLE;
 
-    q->ctrl = val & mask;
+    q->ctrl = val & DMNIC_Q_CTRL_RW;
     if (!(val & DMNIC_Q_CTRL_RX_ENABLE)) {
         q->rx_err = 0;
     } else if (!(old & DMNIC_Q_CTRL_RX_ENABLE)) {
@@ -1639,7 +1676,7 @@ static bool dmnic_queue_write(DevmemNicCore *core, unsigned qi, hwaddr off,
     case DMNIC_Q_INT_MASK: {
         uint32_t old = q->int_mask;
 
-        q->int_mask = val & (DMNIC_Q_INT_RX | DMNIC_Q_INT_TX);
+        q->int_mask = val & DMNIC_Q_INT_ALL;
         /* only a mask bit cleared over a pending cause sends */
         if (q->int_cause & old & ~q->int_mask) {
             dmnic_notify(core, qi);
@@ -1748,7 +1785,8 @@ void devmem_nic_core_write(DevmemNicCore *core, hwaddr addr, uint64_t val64,
         stl_le_p(core->rss_key + (addr - DMNIC_REG_RSS_KEY), val);
     } else if (addr >= DMNIC_REG_RSS_INDIR &&
                addr < DMNIC_REG_RSS_INDIR + DMNIC_RSS_INDIR_SIZE * 4) {
-        core->rss_indir[(addr - DMNIC_REG_RSS_INDIR) / 4] = val & 0xffff;
+        core->rss_indir[(addr - DMNIC_REG_RSS_INDIR) / 4] =
+            val & DMNIC_RSS_INDIR_QUEUE_MASK;
     } else if (addr >= DMNIC_RSS_CTX_BASE &&
                addr < DMNIC_RSS_CTX_TABLE(DMNIC_RSS_NUM_CTX)) {
         hwaddr off = addr - DMNIC_RSS_CTX_BASE;
@@ -1774,15 +1812,14 @@ void devmem_nic_core_write(DevmemNicCore *core, hwaddr addr, uint64_t val64,
         case DMNIC_REG_INT_MASK: {
             uint32_t old = core->int_mask;
 
-            core->int_mask = val & (DMNIC_INT_LINK | DMNIC_INT_QERR);
+            core->int_mask = val & DMNIC_INT_ALL;
             if (core->int_cause & old & ~core->int_mask) {
                 dmnic_notify(core, core->num_queues);
             }
             break;
         }
         case DMNIC_REG_RSS_CTRL:
-            core->rss_ctrl = val & (DMNIC_RSS_CTRL_ENABLE |
-                                    DMNIC_RSS_CTRL_SYM_XOR);
+            core->rss_ctrl = val & DMNIC_RSS_CTRL_RW;
             break;
         case DMNIC_REG_RSS_FIELDS:
             dmnic_rss_fields_write(core, val);
@@ -1822,6 +1859,12 @@ void devmem_nic_core_realize(DevmemNicCore *core)
                                       &dev->mem_reentrancy_guard);
     core->vmse = qemu_add_vm_change_state_handler(dmnic_vm_state_change,
                                                   core);
+}
+
+/* After devmem_nic_fault_realize(): what the guest finds at first */
+void devmem_nic_core_link_init(DevmemNicCore *core)
+{
+    core->link_status = dmnic_link_status(core);
 }
 
 void devmem_nic_core_unrealize(DevmemNicCore *core)
@@ -1884,14 +1927,23 @@ static int dmnic_core_post_load(void *opaque, int version_id)
     for (i = 1; i <= DMNIC_RSS_NUM_TYPES; i++) {
         dmnic_rss_set_hfields(core, i, core->rss_hfields[i - 1]);
     }
-    for (c = 1; c < DMNIC_RSS_NUM_CTX; c++) {
+    for (c = 0; c < DMNIC_RSS_NUM_CTX; c++) {
         for (i = 0; i < DMNIC_RSS_INDIR_SIZE; i++) {
             dmnic_rss_table(core, c)[i] &= DMNIC_RSS_INDIR_QUEUE_MASK;
         }
     }
+    core->default_queue &= DMNIC_RSS_INDIR_QUEUE_MASK;
+    core->rss_ctrl &= DMNIC_RSS_CTRL_RW;
+    core->int_mask &= DMNIC_INT_ALL;
+    core->int_cause &= DMNIC_INT_ALL;
 
     for (qi = 0; qi < DMNIC_MAX_QUEUES; qi++) {
         DmnicQueue *q = &core->q[qi];
+
+        q->ctrl &= DMNIC_Q_CTRL_RW;
+        q->int_mask &= DMNIC_Q_INT_ALL;
+        q->int_cause &= DMNIC_Q_INT_ALL;
+        q->hds_thresh = MIN(q->hds_thresh, DMNIC_HDS_THRESH_MAX);
 
         for (i = 0; i < DMNIC_NUM_RINGS; i++) {
             DmnicRing *r = &q->ring[i];
@@ -1904,6 +1956,18 @@ static int dmnic_core_post_load(void *opaque, int version_id)
             }
         }
     }
+    /*
+     * The link as restored (set_link and x-fault-link-down from the
+     * stream, the flapper's state stays behind): if it is not what the
+     * guest was last told, tell it, once the VM runs.
+     */
+    if (dmnic_link_status(core) != core->link_status) {
+        core->link_status = dmnic_link_status(core);
+        core->int_cause |= DMNIC_INT_LINK;
+        core->link_irq_pending = true;
+    }
+    trace_devmem_nic_link(!!core->link_status);
+
     /* TX posted on the source but not yet processed: run it here */
     core->tx_pending = 0;
     for (qi = 0; qi < core->num_queues; qi++) {
@@ -1914,10 +1978,110 @@ static int dmnic_core_post_load(void *opaque, int version_id)
     return 0;
 }
 
+static int dmnic_core_pre_save(void *opaque)
+{
+    DevmemNicCore *core = opaque;
+    unsigned qi;
+
+    core->mig_link_down = 0;
+    if (qemu_get_queue(core->nic)->link_down) {
+        core->mig_link_down |= DMNIC_LINK_DOWN_NET;
+    }
+    if (core->fault.link_down) {
+        core->mig_link_down |= DMNIC_LINK_DOWN_FAULT;
+    }
+    for (qi = 0; qi < DMNIC_MAX_QUEUES; qi++) {
+        core->mig_held_lost[qi] = devmem_nic_fault_held(core, qi);
+    }
+    return 0;
+}
+
+static int dmnic_core_pre_load(void *opaque)
+{
+    DevmemNicCore *core = opaque;
+
+    /* a stream without the link subsection had the link up */
+    core->link_status = DMNIC_STATUS_LINK_UP;
+    memset(core->mig_held_lost, 0, sizeof(core->mig_held_lost));
+    return 0;
+}
+
+static bool dmnic_link_needed(void *opaque)
+{
+    DevmemNicCore *core = opaque;
+
+    return core->mig_link_down || core->link_status != DMNIC_STATUS_LINK_UP;
+}
+
+/* The net layer does not migrate link_down: restore it as igb does */
+static int dmnic_link_post_load(void *opaque, int version_id)
+{
+    DevmemNicCore *core = opaque;
+
+    core->link_status &= DMNIC_STATUS_LINK_UP;
+    qemu_get_queue(core->nic)->link_down =
+        !!(core->mig_link_down & DMNIC_LINK_DOWN_NET);
+    core->fault.link_down = !!(core->mig_link_down & DMNIC_LINK_DOWN_FAULT);
+    return 0;
+}
+
+static const VMStateDescription vmstate_dmnic_link = {
+    .name = "devmem-nic-core/link",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .needed = dmnic_link_needed,
+    .post_load = dmnic_link_post_load,
+    .fields = (const VMStateField[]) {
+        VMSTATE_UINT32(link_status, DevmemNicCore),
+        VMSTATE_UINT32(mig_link_down, DevmemNicCore),
+        VMSTATE_END_OF_LIST()
+    },
+};
+
+static bool dmnic_held_needed(void *opaque)
+{
+    DevmemNicCore *core = opaque;
+    unsigned qi;
+
+    for (qi = 0; qi < DMNIC_MAX_QUEUES; qi++) {
+        if (core->mig_held_lost[qi]) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* RX frames a delay knob held on the source are lost: count them */
+static int dmnic_held_post_load(void *opaque, int version_id)
+{
+    DevmemNicCore *core = opaque;
+    unsigned qi;
+
+    for (qi = 0; qi < core->num_queues; qi++) {
+        core->q[qi].stats[DMNIC_QS_RX_DROP_NOBUF] += core->mig_held_lost[qi];
+    }
+    memset(core->mig_held_lost, 0, sizeof(core->mig_held_lost));
+    return 0;
+}
+
+static const VMStateDescription vmstate_dmnic_held = {
+    .name = "devmem-nic-core/held",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .needed = dmnic_held_needed,
+    .post_load = dmnic_held_post_load,
+    .fields = (const VMStateField[]) {
+        VMSTATE_UINT32_ARRAY(mig_held_lost, DevmemNicCore, DMNIC_MAX_QUEUES),
+        VMSTATE_END_OF_LIST()
+    },
+};
+
 const VMStateDescription vmstate_devmem_nic_core = {
     .name = "devmem-nic-core",
     .version_id = 1,
     .minimum_version_id = 1,
+    .pre_save = dmnic_core_pre_save,
+    .pre_load = dmnic_core_pre_load,
     .post_load = dmnic_core_post_load,
     .fields = (const VMStateField[]) {
         /* the destination must have as many queue pairs */
@@ -1939,5 +2103,10 @@ const VMStateDescription vmstate_devmem_nic_core = {
         VMSTATE_STRUCT_ARRAY(q, DevmemNicCore, DMNIC_MAX_QUEUES, 1,
                              vmstate_dmnic_queue, DmnicQueue),
         VMSTATE_END_OF_LIST()
+    },
+    .subsections = (const VMStateDescription * const []) {
+        &vmstate_dmnic_link,
+        &vmstate_dmnic_held,
+        NULL
     },
 };
