@@ -1559,6 +1559,95 @@ static void test_migration_normalise(void)
     dn_stop(&s);
 }
 
+/* runs QMP job command @cmd (with 'job-id': @id) to its end, no error */
+static void run_job(QTestState *qts, const char *id, const char *cmd)
+{
+    gint64 end = g_get_monotonic_time() + 60 * G_USEC_PER_SEC;
+
+    qtest_qmp_assert_success(qts, cmd);
+    for (;;) {
+        QDict *rsp = qtest_qmp(qts, "{'execute': 'query-jobs'}");
+        QList *jobs = qdict_get_qlist(rsp, "return");
+        QListEntry *e;
+        bool done = false;
+
+        QLIST_FOREACH_ENTRY(jobs, e) {
+            QDict *j = qobject_to(QDict, qlist_entry_obj(e));
+
+            if (!strcmp(qdict_get_str(j, "id"), id) &&
+                !strcmp(qdict_get_str(j, "status"), "concluded")) {
+                if (qdict_haskey(j, "error")) {
+                    g_test_message("job %s: %s", id,
+                                   qdict_get_str(j, "error"));
+                }
+                g_assert_false(qdict_haskey(j, "error"));
+                done = true;
+            }
+        }
+        qobject_unref(rsp);
+        if (done) {
+            break;
+        }
+        g_assert_cmpint(g_get_monotonic_time(), <, end);
+        g_usleep(20 * 1000);
+    }
+    qtest_qmp_assert_success(qts, "{'execute': 'job-dismiss', 'arguments': "
+                             "{'id': %s}}", id);
+}
+
+/*
+ * savevm / loadvm (snapshot-save / snapshot-load into a qcow2 made with
+ * blockdev-create): a snapshot taken with the link down and loaded after
+ * set_link on restores the link down (issue 29: it stayed up, the
+ * restored guest, last told "down", never heard of it).
+ */
+static void test_migration_link_loadvm(void)
+{
+    g_autofree char *img = mig_path("snap.qcow2");
+    g_autofree char *extra = g_strdup_printf("-blockdev driver=file,"
+                                             "node-name=f0,filename=%s",
+                                             img);
+    g_autofree uint8_t *frame = g_malloc(DN_FRAME_MAX);
+    size_t len, hlen;
+    DnState s;
+
+    g_assert_true(g_file_set_contents(img, "", 0, NULL));
+    dn_start(&s, extra);
+    dn_steer_all_to(&s, 2);
+    rx_setup(&s, 2);
+    run_job(s.qts, "c0", "{'execute': 'blockdev-create', 'arguments': {"
+            "'job-id': 'c0', 'options': {'driver': 'qcow2', "
+            "'file': 'f0', 'size': 67108864}}}");
+    qtest_qmp_assert_success(s.qts, "{'execute': 'blockdev-add', "
+                             "'arguments': {'driver': 'qcow2', "
+                             "'node-name': 'q0', 'file': 'f0'}}");
+    len = tcp_frame(frame, 300, 13, &hlen);
+    set_link_n0(&s, false);
+    ack_link(&s);
+    run_job(s.qts, "s0", "{'execute': 'snapshot-save', 'arguments': {"
+            "'job-id': 's0', 'tag': 'down', 'vmstate': 'q0', "
+            "'devices': ['q0']}}");
+    set_link_n0(&s, true);
+    g_assert_true(link_up(&s));
+    ack_link(&s);
+    run_job(s.qts, "l0", "{'execute': 'snapshot-load', 'arguments': {"
+            "'job-id': 'l0', 'tag': 'down', 'vmstate': 'q0', "
+            "'devices': ['q0']}}");
+    qtest_qmp_assert_success(s.qts, "{'execute': 'cont'}");
+    g_assert_false(link_up(&s));
+    g_assert_false(int_link(&s));
+    dl_sock_send(s.sv[0], frame, len);
+    g_usleep(100 * 1000);
+    g_assert_cmpuint(dn_cpl_pending(&s, 2), ==, 0);
+    set_link_n0(&s, true);
+    g_assert_true(link_up(&s));
+    g_assert_true(int_link(&s));
+    dn_inject(&s, frame, len);
+    expect_rx(&s, 2, frame, len, hlen);
+    dn_stop(&s);
+    unlink(img);
+}
+
 /* ------------------------------------------------------------------ */
 /* Link callbacks and counters (issue 29)                              */
 /* ------------------------------------------------------------------ */
@@ -2000,6 +2089,8 @@ int main(int argc, char **argv)
                    test_migration_link_knob);
     qtest_add_func("/devmem-nic-fault/migration/link-changed",
                    test_migration_link_changed);
+    qtest_add_func("/devmem-nic-fault/migration/link-loadvm",
+                   test_migration_link_loadvm);
     qtest_add_func("/devmem-nic-fault/migration/stalled-tx",
                    test_migration_stalled_tx);
     qtest_add_func("/devmem-nic-fault/migration/held-rx",
