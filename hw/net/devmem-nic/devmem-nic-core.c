@@ -20,9 +20,11 @@
 #include "devmem-nic-regs.h"
 #include "trace.h"
 
-#define DMNIC_MIN_FRAME         14
+#define DMNIC_MIN_FRAME         ETH_HLEN
 #define DMNIC_TX_BUF_SIZE       DMNIC_TSO_MAX_FRAME
-#define DMNIC_TCP_CSUM_OFF      16      /* checksum field in the TCP header */
+#define DMNIC_TCP_CSUM_OFF      offsetof(tcp_header, th_sum)
+/* the TCP flags byte (the low byte of th_offset_flags) */
+#define DMNIC_TCP_FLAGS_OFF     (offsetof(tcp_header, th_offset_flags) + 1)
 /* frames put on the wire per queue and TX bottom-half run (see tx_bh) */
 #define DMNIC_TX_BURST          256
 /* register bits a write can set (the others read 0) */
@@ -184,8 +186,12 @@ static uint8_t dmnic_check_rings(DevmemNicCore *core, unsigned qi, bool tx)
  * One's complement sum of @p (RFC 1071), 32 bits at a time: folding the
  * 64-bit total gives the same 16-bit result as adding 16-bit words, with a
  * quarter of the host instructions of a byte loop such as QEMU's
- * net_checksum_add() (RX verifies every payload byte, so this is the
- * device's biggest per-byte cost; see scripts/bench --only cost).
+ * net_checksum_add_cont() (RX verifies every payload byte, so this is the
+ * device's biggest per-byte cost).  scripts/bench --only cost with the
+ * payload sum done by net_checksum_add_cont() instead: 58879 instead of
+ * 31815 host instructions per 9000-byte frame, 15264 instead of 11000 at
+ * 1400 bytes (2026-11-25).  Headers use the library (net_raw_checksum,
+ * eth_calc_ip*_pseudo_hdr_csum).
  */
 static uint64_t dmnic_csum_add(uint64_t sum, const uint8_t *p, size_t len)
 {
@@ -237,104 +243,154 @@ typedef struct DmnicPkt {
     int rule;
 } DmnicPkt;
 
+/*
+ * The pseudo-header sum (QEMU's net library) of the L4 segment of @len
+ * bytes, protocol @proto, under the IP header at @buf + p->l3_off
+ */
+static uint32_t dmnic_pseudo_sum(const DmnicPkt *p, const uint8_t *buf,
+                                 uint8_t proto, size_t len)
+{
+    uint32_t cso;
+
+    if (p->l3 == 4) {
+        struct ip_header iph;
+
+        memcpy(&iph, buf + p->l3_off, sizeof(iph));
+        iph.ip_p = proto;
+        return eth_calc_ip4_pseudo_hdr_csum(&iph, len, &cso);
+    } else {
+        struct ip6_header ip6h;
+
+        memcpy(&ip6h, buf + p->l3_off, sizeof(ip6h));
+        return eth_calc_ip6_pseudo_hdr_csum(&ip6h, len, proto, &cso);
+    }
+}
+
 static void dmnic_parse_l4(DmnicPkt *p, const uint8_t *buf, uint8_t proto)
 {
     size_t off = p->l4_off;
     uint64_t sum;
     size_t l4len;
+    bool udp4_nocsum = false;
 
-    if (proto == IP_PROTO_TCP && off + 20 <= p->ip_end) {
-        size_t doff = (buf[off + 12] >> 4) * 4;
+    if (proto == IP_PROTO_TCP && off + sizeof(tcp_header) <= p->ip_end) {
+        tcp_header th;
+        size_t doff;
 
-        if (doff < 20 || off + doff > p->ip_end) {
+        memcpy(&th, buf + off, sizeof(th));
+        doff = TCP_HEADER_DATA_OFFSET(&th);
+        if (doff < sizeof(th) || off + doff > p->ip_end) {
             return;
         }
         p->l4 = IP_PROTO_TCP;
         p->hdr_len = off + doff;
         p->flags |= DMNIC_RXC_F_TCP;
-    } else if (proto == IP_PROTO_UDP && off + 8 <= p->ip_end) {
+        p->sport = be16_to_cpu(th.th_sport);
+        p->dport = be16_to_cpu(th.th_dport);
+    } else if (proto == IP_PROTO_UDP && off + sizeof(udp_header) <= p->ip_end) {
+        udp_header uh;
+
+        memcpy(&uh, buf + off, sizeof(uh));
         p->l4 = IP_PROTO_UDP;
-        p->hdr_len = off + 8;
+        p->hdr_len = off + sizeof(uh);
         p->flags |= DMNIC_RXC_F_UDP;
+        p->sport = be16_to_cpu(uh.uh_sport);
+        p->dport = be16_to_cpu(uh.uh_dport);
+        /* UDP over IPv4 without checksum */
+        udp4_nocsum = p->l3 == 4 && !uh.uh_sum;
     } else {
         return;
     }
     p->pay_len = p->ip_end - p->hdr_len;
-    p->sport = lduw_be_p(buf + off);
-    p->dport = lduw_be_p(buf + off + 2);
-
-    if (proto == IP_PROTO_UDP && p->l3 == 4 && !lduw_be_p(buf + off + 6)) {
-        return;     /* UDP over IPv4 without checksum */
+    if (udp4_nocsum) {
+        return;
     }
     l4len = p->ip_end - off;
-    sum = dmnic_csum_add(0, p->saddr, p->alen);
-    sum = dmnic_csum_add(sum, p->daddr, p->alen);
-    sum += proto + l4len;
+    sum = dmnic_pseudo_sum(p, buf, proto, l4len);
     sum = dmnic_csum_add(sum, buf + off, l4len);
     p->flags |= dmnic_csum_fold(sum) == 0xffff ? DMNIC_RXC_F_L4_CSUM_OK :
                                                  DMNIC_RXC_F_L4_CSUM_BAD;
 }
 
+/*
+ * The spec's parser (docs/specs/devmem-nic.rst, Parsing) on QEMU's header
+ * layouts.  Not eth_get_protocols(): it does not check the IPv4 header and
+ * total lengths or the TCP data offset, and its IPv6 walk takes AH's
+ * length in 8-byte units (RFC 4302: 4-byte units, plus 2), takes Mobility
+ * (135) for an extension header and has no limit on their number.
+ */
 static void dmnic_parse(DmnicPkt *p, const uint8_t *buf, size_t len)
 {
-    size_t off = 14;
-    uint16_t et = lduw_be_p(buf + 12);
+    struct eth_header eh;
+    size_t off = ETH_HLEN;
+    uint16_t et;
     int tags;
 
     memset(p, 0, sizeof(*p));
     p->len = len;
     p->rule = -1;
 
+    memcpy(&eh, buf, sizeof(eh));
+    et = be16_to_cpu(eh.h_proto);
     for (tags = 0; tags < 2 && (et == ETH_P_VLAN || et == ETH_P_DVLAN) &&
-                   off + 4 <= len; tags++) {
+                   off + sizeof(struct vlan_header) <= len; tags++) {
+        struct vlan_header vh;
+
+        memcpy(&vh, buf + off, sizeof(vh));
         if (!tags) {
-            p->vlan_tci = lduw_be_p(buf + off);
+            p->vlan_tci = be16_to_cpu(vh.h_tci);
             p->flags |= DMNIC_RXC_F_VLAN;
         }
-        et = lduw_be_p(buf + off + 2);
-        off += 4;
+        et = be16_to_cpu(vh.h_proto);
+        off += sizeof(vh);
     }
 
     p->l3_off = off;
-    if (et == ETH_P_IP && off + 20 <= len) {
-        const uint8_t *ip = buf + off;
-        size_t ihl = (ip[0] & 0xf) * 4;
-        size_t tot = lduw_be_p(ip + 2);
+    if (et == ETH_P_IP && off + sizeof(struct ip_header) <= len) {
+        struct ip_header iph;
+        size_t ihl = IP_HDR_GET_LEN(buf + off);
+        size_t tot;
 
-        if ((ip[0] >> 4) != 4 || ihl < 20 || tot < ihl || off + tot > len) {
+        memcpy(&iph, buf + off, sizeof(iph));
+        tot = be16_to_cpu(iph.ip_len);
+        if (IP_HEADER_VERSION(&iph) != IP_HEADER_VERSION_4 ||
+            ihl < sizeof(iph) || tot < ihl || off + tot > len) {
             return;
         }
         p->l3 = 4;
         p->flags |= DMNIC_RXC_F_IPV4;
         p->ip_end = off + tot;
-        p->flags |= dmnic_csum_fold(dmnic_csum_add(0, ip, ihl)) == 0xffff ?
+        p->flags |= net_raw_checksum((uint8_t *)buf + off, ihl) == 0 ?
                     DMNIC_RXC_F_L3_CSUM_OK : DMNIC_RXC_F_L3_CSUM_BAD;
-        p->saddr = ip + 12;
-        p->daddr = ip + 16;
-        p->alen = 4;
+        p->saddr = buf + off + offsetof(struct ip_header, ip_src);
+        p->daddr = buf + off + offsetof(struct ip_header, ip_dst);
+        p->alen = sizeof(iph.ip_src);
         p->l4_off = off + ihl;
-        if (lduw_be_p(ip + 6) & (IP_MF | IP_OFFMASK)) {
+        if (IP4_IS_FRAGMENT(&iph)) {
             p->flags |= DMNIC_RXC_F_FRAG;
             return;
         }
-        dmnic_parse_l4(p, buf, ip[9]);
-    } else if (et == ETH_P_IPV6 && off + 40 <= len) {
-        const uint8_t *ip = buf + off;
-        size_t pos = off + 40;
-        uint8_t nh = ip[6];
+        dmnic_parse_l4(p, buf, iph.ip_p);
+    } else if (et == ETH_P_IPV6 && off + sizeof(struct ip6_header) <= len) {
+        struct ip6_header ip6h;
+        size_t pos = off + sizeof(ip6h);
+        uint8_t nh;
         int n;
 
-        if ((ip[0] >> 4) != 6 || pos + lduw_be_p(ip + 4) > len) {
+        memcpy(&ip6h, buf + off, sizeof(ip6h));
+        nh = ip6h.ip6_nxt;
+        if ((ip6h.ip6_ctlun.ip6_un2_vfc >> 4) != 6 ||
+            pos + be16_to_cpu(ip6h.ip6_plen) > len) {
             return;
         }
         p->l3 = 6;
         p->flags |= DMNIC_RXC_F_IPV6;
-        p->ip_end = pos + lduw_be_p(ip + 4);
-        p->saddr = ip + 8;
-        p->daddr = ip + 24;
-        p->alen = 16;
+        p->ip_end = pos + be16_to_cpu(ip6h.ip6_plen);
+        p->saddr = buf + off + offsetof(struct ip6_header, ip6_src);
+        p->daddr = buf + off + offsetof(struct ip6_header, ip6_dst);
+        p->alen = sizeof(ip6h.ip6_src);
         for (n = 0; n < 8; n++) {
-            size_t hl;
+            struct ip6_ext_hdr ext;
 
             if (nh == IP6_FRAGMENT) {
                 p->flags |= DMNIC_RXC_F_FRAG;
@@ -344,13 +400,14 @@ static void dmnic_parse(DmnicPkt *p, const uint8_t *buf, size_t len)
                 nh != IP6_DESTINATON && nh != IP6_AUTHENTICATION) {
                 break;
             }
-            if (pos + 8 > p->ip_end) {
+            if (pos + IP6_EXT_GRANULARITY > p->ip_end) {
                 return;
             }
-            hl = nh == IP6_AUTHENTICATION ? (buf[pos + 1] + 2) * 4 :
-                                            (buf[pos + 1] + 1) * 8;
-            nh = buf[pos];
-            pos += hl;
+            memcpy(&ext, buf + pos, sizeof(ext));
+            /* AH: 4-byte units plus 2 (RFC 4302); others 8, plus 1 */
+            pos += nh == IP6_AUTHENTICATION ? (ext.ip6r_len + 2) * 4 :
+                   (ext.ip6r_len + 1) * IP6_EXT_GRANULARITY;
+            nh = ext.ip6r_nxt;
         }
         if (pos > p->ip_end) {
             return;
@@ -894,11 +951,15 @@ typedef struct DmnicTxd {
 
 static void dmnic_tx_send(DevmemNicCore *core, uint8_t *buf, size_t len)
 {
-    if (len < DMNIC_TX_MIN_FRAME) {
-        memset(buf + len, 0, DMNIC_TX_MIN_FRAME - len);
+    uint8_t padded[ETH_ZLEN];
+    size_t plen = sizeof(padded);
+
+    QEMU_BUILD_BUG_ON(DMNIC_TX_MIN_FRAME != ETH_ZLEN);
+    if (eth_pad_short_frame(padded, &plen, buf, len)) {
+        buf = padded;
+        len = plen;
     }
-    qemu_send_packet(qemu_get_queue(core->nic), buf,
-                     MAX(len, DMNIC_TX_MIN_FRAME));
+    qemu_send_packet(qemu_get_queue(core->nic), buf, len);
 }
 
 /*
@@ -936,9 +997,9 @@ static bool dmnic_tx_tso(DevmemNicCore *core, unsigned qi, size_t len,
     }
     h = p.hdr_len;
     pay = len - h;
-    seq = ldl_be_p(buf + p.l4_off + 4);
+    seq = ldl_be_p(buf + p.l4_off + offsetof(tcp_header, th_seq));
     if (p.l3 == 4) {
-        ip_id = lduw_be_p(buf + p.l3_off + 4);
+        ip_id = lduw_be_p(buf + p.l3_off + offsetof(struct ip_header, ip_id));
     }
     *nseg = 0;
     *wire = 0;
@@ -952,28 +1013,30 @@ static bool dmnic_tx_tso(DevmemNicCore *core, unsigned qi, size_t len,
         memcpy(sb, buf, h);
         memcpy(sb + h, buf + h + off, seg);
         if (p.l3 == 4) {
-            size_t ihl = (ip[0] & 0xf) * 4;
+            size_t ihl = IP_HDR_GET_LEN(ip);
 
-            stw_be_p(ip + 2, h - p.l3_off + seg);
-            stw_be_p(ip + 4, ip_id + i);
-            stw_be_p(ip + 10, 0);
-            stw_be_p(ip + 10, net_raw_checksum(ip, ihl));
+            stw_be_p(ip + offsetof(struct ip_header, ip_len),
+                     h - p.l3_off + seg);
+            stw_be_p(ip + offsetof(struct ip_header, ip_id), ip_id + i);
+            stw_be_p(ip + offsetof(struct ip_header, ip_sum), 0);
+            stw_be_p(ip + offsetof(struct ip_header, ip_sum),
+                     net_raw_checksum(ip, ihl));
         } else {
-            stw_be_p(ip + 4, h - p.l3_off - 40 + seg);
+            stw_be_p(ip + offsetof(struct ip6_header, ip6_plen),
+                     h - p.l3_off - sizeof(struct ip6_header) + seg);
         }
-        stl_be_p(tcp + 4, seq + off);
+        stl_be_p(tcp + offsetof(tcp_header, th_seq), seq + off);
         if (off + seg < pay) {
-            tcp[13] &= ~(TH_FIN | TH_PUSH);     /* last segment only */
+            /* last segment only */
+            tcp[DMNIC_TCP_FLAGS_OFF] &= ~(TH_FIN | TH_PUSH);
         }
         if (i) {
-            tcp[13] &= ~TH_CWR;                 /* first segment only */
+            tcp[DMNIC_TCP_FLAGS_OFF] &= ~TH_CWR;    /* first segment only */
         }
-        stw_be_p(tcp + 16, 0);
-        sum = dmnic_csum_add(0, p.saddr, p.alen);
-        sum = dmnic_csum_add(sum, p.daddr, p.alen);
-        sum += IP_PROTO_TCP + tcplen;
+        stw_be_p(tcp + DMNIC_TCP_CSUM_OFF, 0);
+        sum = dmnic_pseudo_sum(&p, sb, IP_PROTO_TCP, tcplen);
         sum = dmnic_csum_add(sum, tcp, tcplen);
-        stw_be_p(tcp + 16, ~dmnic_csum_fold(sum));
+        stw_be_p(tcp + DMNIC_TCP_CSUM_OFF, ~dmnic_csum_fold(sum));
         if (send) {
             dmnic_tx_send(core, sb, h + seg);
         }
