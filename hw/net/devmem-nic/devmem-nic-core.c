@@ -965,6 +965,13 @@ static void dmnic_tx_send(DevmemNicCore *core, uint8_t *buf, size_t len)
 /*
  * TCP segmentation of the gathered super-frame in core->tx_buf.
  * Returns false (queue error raised) if the frame cannot be segmented.
+ *
+ * Not net_tx_pkt's software segmentation: it leaves FIN and PSH on every
+ * segment (net_tx_pkt_tcp_fragment_advance() clears only CWR), where the
+ * spec (and Linux's tcp_gso_segment()) keep them for the last one; it
+ * sums the payload a byte at a time (see dmnic_csum_add()); and to a peer
+ * with a vnet header it hands the super-frame unsegmented, so what goes
+ * on the wire would depend on the backend.
  */
 static bool dmnic_tx_tso(DevmemNicCore *core, unsigned qi, size_t len,
                          const DmnicTxd *d0, bool send, uint32_t *nseg,
