@@ -1375,6 +1375,19 @@ static void test_migration_link_knob(void)
     dn_stop(&s);
 }
 
+/* the admin vector's PBA bit: unmask (the message goes) and mask again */
+static void msix_clear_admin(DnState *s)
+{
+    uint64_t e = s->dev->msix_table_off + DN_NQ * PCI_MSIX_ENTRY_SIZE;
+
+    qpci_io_writel(s->dev, s->dev->msix_table_bar,
+                   e + PCI_MSIX_ENTRY_VECTOR_CTRL, 0);
+    qpci_io_writel(s->dev, s->dev->msix_table_bar,
+                   e + PCI_MSIX_ENTRY_VECTOR_CTRL,
+                   PCI_MSIX_ENTRY_CTRL_MASKBIT);
+    g_assert_false(qpci_msix_pending(s->dev, DN_NQ));
+}
+
 /*
  * The restored link differs from what the guest was last told: INT_LINK.
  * (a) the flapper's state is not migrated: down on the source, up on the
@@ -1386,13 +1399,23 @@ static void test_migration_link_changed(void)
     DnState s, d;
 
     start_queue(&s, 2);
+    qpci_msix_enable(s.dev);
     knob(&s, "x-fault-link-flap", "1:60000000000");
     g_assert_false(link_up(&s));
+    g_assert_true(qpci_msix_pending(s.dev, DN_NQ));
     ack_link(&s);
+    msix_clear_admin(&s);
     mig_save(&s, path);
     mig_load(&s, &d, path, NULL);
     g_assert_true(link_up(&d));
     g_assert_true(int_link(&d));
+    /* and the admin vector fired (masked: pending) once the VM ran */
+    d.dev->msix_enabled = s.dev->msix_enabled;
+    d.dev->msix_table_bar = s.dev->msix_table_bar;
+    d.dev->msix_table_off = s.dev->msix_table_off;
+    d.dev->msix_pba_bar = s.dev->msix_pba_bar;
+    d.dev->msix_pba_off = s.dev->msix_pba_off;
+    g_assert_true(qpci_msix_pending(d.dev, DN_NQ));
     dn_stop(&d);
     dn_stop(&s);
 
