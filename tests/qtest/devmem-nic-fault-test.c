@@ -1618,8 +1618,17 @@ static void run_job(QTestState *qts, const char *id, const char *cmd)
                              "{'id': %s}}", id);
 }
 
+/* an HMP command that prints nothing (no error) */
+static void hmp_ok(QTestState *qts, const char *cmd)
+{
+    g_autofree char *out = qtest_hmp(qts, "%s", cmd);
+
+    g_test_message("%s: '%s'", cmd, out);
+    g_assert_cmpstr(out, ==, "");
+}
+
 /*
- * savevm / loadvm (snapshot-save / snapshot-load into a qcow2 made with
+ * savevm / loadvm (HMP, into a qcow2 made with
  * blockdev-create): a snapshot taken with the link down and loaded after
  * set_link on restores the link down (issue 29: it stayed up, the
  * restored guest, last told "down", never heard of it).
@@ -1631,9 +1640,25 @@ static void test_migration_link_loadvm(void)
                                              "node-name=f0,filename=%s",
                                              img);
     g_autofree uint8_t *frame = g_malloc(DN_FRAME_MAX);
+    g_autofree char *supp = mig_path("lsan.supp");
+    g_autofree char *lsan = NULL;
+    g_autofree char *old_lsan = g_strdup(g_getenv("LSAN_OPTIONS"));
     size_t len, hlen;
     DnState s;
 
+    /*
+     * QEMU 10.2.2's savevm/loadvm leak a QIOChannelBlock (qemu_fopen_bdrv)
+     * and a JSONWriter (migrate_init), with no device at all (seen with
+     * -nodefaults + HMP savevm under scripts/check-asan): LeakSanitizer
+     * would fail this test for them; every other leak still counts.  The
+     * slow unwinder, because the JSONWriter's stack goes through glib.
+     */
+    g_assert_true(g_file_set_contents(supp, "leak:hmp_savevm\n"
+                                      "leak:hmp_loadvm\n", -1, NULL));
+    lsan = g_strdup_printf("%s%sfast_unwind_on_malloc=0:suppressions=%s",
+                           old_lsan ? old_lsan : "", old_lsan ? ":" : "",
+                           supp);
+    g_setenv("LSAN_OPTIONS", lsan, true);
     g_assert_true(g_file_set_contents(img, "", 0, NULL));
     dn_start(&s, extra);
     dn_steer_all_to(&s, 2);
@@ -1647,16 +1672,11 @@ static void test_migration_link_loadvm(void)
     len = tcp_frame(frame, 300, 13, &hlen);
     set_link_n0(&s, false);
     ack_link(&s);
-    run_job(s.qts, "s0", "{'execute': 'snapshot-save', 'arguments': {"
-            "'job-id': 's0', 'tag': 'down', 'vmstate': 'q0', "
-            "'devices': ['q0']}}");
+    hmp_ok(s.qts, "savevm down");
     set_link_n0(&s, true);
     g_assert_true(link_up(&s));
     ack_link(&s);
-    run_job(s.qts, "l0", "{'execute': 'snapshot-load', 'arguments': {"
-            "'job-id': 'l0', 'tag': 'down', 'vmstate': 'q0', "
-            "'devices': ['q0']}}");
-    qtest_qmp_assert_success(s.qts, "{'execute': 'cont'}");
+    hmp_ok(s.qts, "loadvm down");
     g_assert_false(link_up(&s));
     g_assert_false(int_link(&s));
     dl_sock_send(s.sv[0], frame, len);
@@ -1669,6 +1689,12 @@ static void test_migration_link_loadvm(void)
     expect_rx(&s, 2, frame, len, hlen);
     dn_stop(&s);
     unlink(img);
+    unlink(supp);
+    if (old_lsan) {
+        g_setenv("LSAN_OPTIONS", old_lsan, true);
+    } else {
+        g_unsetenv("LSAN_OPTIONS");
+    }
 }
 
 /* ------------------------------------------------------------------ */
