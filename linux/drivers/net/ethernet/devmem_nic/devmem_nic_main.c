@@ -100,6 +100,7 @@ static void dmnic_reset_keep_mask(struct dmnic *dm)
 {
 	u32 mask = dmnic_rd32(dm, DMNIC_REG_INT_MASK);
 
+	dmnic_hw_stats_save(dm, false);
 	dmnic_reset_hw(dm);
 	dmnic_wr32(dm, DMNIC_REG_INT_MASK, mask);
 }
@@ -374,6 +375,8 @@ static void dmnic_reset_prepare(struct pci_dev *pdev)
 	netdev_lock(dm->netdev);
 	netif_device_detach(dm->netdev);
 	dmnic_quiesce(dm);
+	/* the reset clears the device's counters */
+	dmnic_hw_stats_save(dm, true);
 	netdev_unlock(dm->netdev);
 	rtnl_unlock();
 }
@@ -383,6 +386,7 @@ static void dmnic_reset_done(struct pci_dev *pdev)
 	struct dmnic *dm = pci_get_drvdata(pdev);
 
 	dmnic_reset_hw(dm);
+	dmnic_hw_stats_thaw(dm);
 	dmnic_wr32(dm, DMNIC_REG_INT_MASK,
 		   ~(u32)(DMNIC_INT_LINK | DMNIC_INT_QERR));
 

@@ -659,6 +659,7 @@ static void dmnic_bufq_reset(struct dmnic_bufq *bq)
 	}
 	bq->tail = 0;
 	bq->head = 0;
+	bq->dry = false;
 }
 
 /*
@@ -696,6 +697,7 @@ static void dmnic_rx_pending_free(struct dmnic_rx_queue *rx)
 	}
 	dmnic_rx_xbuf_put(rx, false);
 	rx->skb_bad = false;
+	rx->skb_nomem = false;
 }
 
 /*
@@ -774,11 +776,17 @@ static bool dmnic_bufq_refill(struct dmnic *dm, struct dmnic_rx_queue *rx,
 		/* writel orders the descriptor writes before the doorbell */
 		dmnic_wr32(dm, DMNIC_QREG(rx->idx, ring + DMNIC_RING_DRV), tail);
 	}
-	if (!ok) {
+	/*
+	 * Once per dry spell: while userspace holds every buffer of a memory
+	 * provider, the retries (each jiffy) would count HZ failures a
+	 * second.
+	 */
+	if (!ok && !bq->dry) {
 		u64_stats_update_begin(&rx->stats.syncp);
 		rx->stats.alloc_fail++;
 		u64_stats_update_end(&rx->stats.syncp);
 	}
+	bq->dry = !ok;
 	return ok;
 }
 
@@ -926,15 +934,33 @@ void dmnic_rx_hw_start(struct dmnic *dm, struct dmnic_rx_queue *rx)
 
 /* ---- RX completions ---- */
 
+/*
+ * Drop the packet being assembled. One the driver could not allocate an
+ * skb for was counted in alloc_fail already (dmnic_rx_alloc_failed()).
+ */
 static void dmnic_rx_drop(struct dmnic_rx_queue *rx)
 {
+	bool nomem = rx->skb_nomem;
+
 	if (rx->skb)
 		dev_kfree_skb_any(rx->skb);	/* recycles its frags */
 	rx->skb = NULL;
 	dmnic_rx_xbuf_put(rx, true);
 	rx->skb_bad = false;
+	rx->skb_nomem = false;
+	if (nomem)
+		return;
 	u64_stats_update_begin(&rx->stats.syncp);
 	rx->stats.drops++;
+	u64_stats_update_end(&rx->stats.syncp);
+}
+
+/* No skb for a received packet: an allocation failure, not a drop. */
+static void dmnic_rx_alloc_failed(struct dmnic_rx_queue *rx)
+{
+	rx->skb_nomem = true;
+	u64_stats_update_begin(&rx->stats.syncp);
+	rx->stats.alloc_fail++;
 	u64_stats_update_end(&rx->stats.syncp);
 }
 
@@ -1052,6 +1078,8 @@ static struct sk_buff *dmnic_rx_start_skb(struct dmnic *dm,
 	if (skb) {
 		skb_put_data(skb, data, hdr_len);
 		skb_mark_for_recycle(skb);
+	} else {
+		dmnic_rx_alloc_failed(rx);
 	}
 	page_pool_put_netmem(rx->hdr.pool, netmem, -1, true);
 	return skb;
@@ -1206,6 +1234,7 @@ static void dmnic_rx_finish_xdp(struct dmnic *dm, struct dmnic_napi *qv,
 		/* The skb takes over the header page and the frags. */
 		skb = xdp_build_skb_from_buff(xdp);
 		if (unlikely(!skb)) {
+			dmnic_rx_alloc_failed(rx);
 			dmnic_rx_drop(rx);
 			return;
 		}
