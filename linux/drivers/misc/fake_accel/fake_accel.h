@@ -15,7 +15,6 @@
 #include <linux/types.h>
 #include <uapi/misc/fake_accel.h>
 
-#include "fake_accel_compat.h"
 #include "fake_accel_regs.h"
 
 struct dma_buf;

@@ -50,7 +50,7 @@ static int faccel_dmabuf_attach(struct dma_buf *dmabuf,
 	mutex_lock(&fdev->lock);
 	if (fdev->gone || READ_ONCE(buf->revoked)) {
 		ret = -ENODEV;
-	} else if (!faccel_importer_p2p_revocable(attach) &&
+	} else if (!(attach->peer2peer && dma_buf_attach_revocable(attach)) &&
 		   !READ_ONCE(faccel_allow_static_importers)) {
 		dev_warn_ratelimited(&fdev->pdev->dev,
 				     "refusing dma-buf attach from %s %s: not a revocable peer2peer importer (fake_accel.allow_static_importers=0)\n",
@@ -72,14 +72,17 @@ static struct sg_table *faccel_dmabuf_map(struct dma_buf_attachment *attach,
 					  enum dma_data_direction dir)
 {
 	struct faccel_buf *buf = attach->dmabuf->priv;
+	struct phys_vec vec;
 	struct sg_table *sgt;
 
 	dma_resv_assert_held(attach->dmabuf->resv);
 	if (buf->revoked)
 		return ERR_PTR(-ENODEV);
 
-	sgt = faccel_map_range(attach, buf->fdev->provider, buf->phys, buf->size,
-			       dir);
+	vec.paddr = buf->phys;
+	vec.len = buf->size;
+	sgt = dma_buf_phys_vec_to_sgt(attach, buf->fdev->provider, &vec, 1,
+				      buf->size, dir);
 	if (IS_ERR(sgt)) {
 		dev_warn_ratelimited(&buf->fdev->pdev->dev,
 				     "cannot map BAR2 range %#llx+%#zx for %s: %pe\n",
@@ -102,7 +105,7 @@ static void faccel_dmabuf_unmap(struct dma_buf_attachment *attach,
 	 * 7.2 leaks the scatterlist array here; the fix is in dma-buf itself,
 	 * linux/tools/patches/0004, not a workaround in every exporter.)
 	 */
-	faccel_unmap_range(attach, sgt, dir);
+	dma_buf_free_sgt(attach, sgt, dir);
 	buf->nr_maps--;
 }
 
@@ -301,7 +304,7 @@ unsigned int faccel_revoke_all(struct faccel_dev *fdev, unsigned int *maps)
 		dma_resv_lock(buf->dmabuf->resv, NULL);
 		WRITE_ONCE(buf->revoked, true);
 		*maps += buf->nr_maps;
-		faccel_revoke_mappings(buf->dmabuf);
+		dma_buf_invalidate_mappings(buf->dmabuf);
 		dma_resv_unlock(buf->dmabuf->resv);
 		unmap_mapping_range(file->f_mapping, 0, 0, 1);
 		fput(file);

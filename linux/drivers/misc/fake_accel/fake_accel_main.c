@@ -229,7 +229,7 @@ static long faccel_ioctl_alloc(struct faccel_dev *fdev, void __user *uarg)
 		dma_buf_put(buf->dmabuf);
 		return -EFAULT;
 	}
-	faccel_fd_install(buf->dmabuf, fd);
+	dma_buf_fd_install(buf->dmabuf, fd);
 	return 0;
 }
 
@@ -435,7 +435,8 @@ static int faccel_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	fdev->regs = regs;
 	fdev->mem_phys = pci_resource_start(pdev, FACCEL_BAR_MEM);
 	fdev->mem_size = reg_size;
-	fdev->provider = faccel_p2p_provider(pdev, FACCEL_BAR_MEM, &ret);
+	ret = pcim_p2pdma_init(pdev);
+	fdev->provider = ret ? NULL : pcim_p2pdma_provider(pdev, FACCEL_BAR_MEM);
 	if (!fdev->provider) {
 		dev_err(&pdev->dev, "P2PDMA provider for BAR2 failed: %d\n",
 			ret);

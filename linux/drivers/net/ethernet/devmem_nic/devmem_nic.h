@@ -169,7 +169,7 @@ struct dmnic_rx_stats {
 /* What the TX completion path must do with one descriptor's buffer. */
 struct dmnic_tx_buf {
 	struct sk_buff *skb;	/* on the packet's last descriptor only */
-	dma_addr_t dma;		/* 0 when nothing to unmap (net_iov frags) */
+	DEFINE_DMA_UNMAP_ADDR(dma);	/* 0: nothing to unmap (net_iov) */
 	u32 len;
 	bool single;		/* mapped with dma_map_single (linear part) */
 	netmem_ref xdp_netmem;	/* XDP_TX: page pool buffer to recycle */

@@ -20,6 +20,7 @@
 #include <net/netdev_lock.h>
 #include <net/netdev_queues.h>
 #include <net/netdev_rx_queue.h>
+#include <net/netmem.h>
 #include <net/page_pool/helpers.h>
 
 #include "devmem_nic.h"
@@ -666,7 +667,7 @@ static int dmnic_xdp_setup(struct dmnic *dm, struct bpf_prog *prog,
 		}
 		/* XDP reads the payload buffers (frags) too. */
 		for (q = 0; q < netdev->real_num_rx_queues; q++) {
-			if (dmnic_rxq_unreadable(netdev, q)) {
+			if (netif_rxq_has_unreadable_mp(netdev, q)) {
 				NL_SET_ERR_MSG_FMT_MOD(extack,
 						       "RX queue %u is bound to unreadable memory",
 						       q);
@@ -782,7 +783,10 @@ static struct dmnic_napi *dmnic_rxq_qv(struct dmnic *dm, int idx)
 	return dm->qv[idx];
 }
 
-int dmnic_queue_mem_alloc(struct net_device *netdev, void *qmem, int idx)
+/* No per-queue parameters: the core refuses any, @qcfg is unused. */
+static int dmnic_queue_mem_alloc(struct net_device *netdev,
+				 struct netdev_queue_config *qcfg, void *qmem,
+				 int idx)
 {
 	struct dmnic *dm = netdev_priv(netdev);
 	struct dmnic_rx_queue *rx = qmem;
@@ -798,7 +802,7 @@ int dmnic_queue_mem_alloc(struct net_device *netdev, void *qmem, int idx)
 		return -ENETDOWN;
 	/* Unreadable payload needs the device's checksum (fix_features). */
 	if (!(netdev->features & NETIF_F_RXCSUM) &&
-	    dmnic_rxq_unreadable(netdev, idx)) {
+	    netif_rxq_has_unreadable_mp(netdev, idx)) {
 		netdev_err(netdev,
 			   "RX queue %d: turn rx-checksumming on before binding unreadable memory\n",
 			   idx);
@@ -807,7 +811,7 @@ int dmnic_queue_mem_alloc(struct net_device *netdev, void *qmem, int idx)
 	return dmnic_rx_alloc(dm, rx, idx, NULL);
 }
 
-void dmnic_queue_mem_free(struct net_device *netdev, void *qmem)
+static void dmnic_queue_mem_free(struct net_device *netdev, void *qmem)
 {
 	struct dmnic *dm = netdev_priv(netdev);
 
@@ -821,7 +825,9 @@ void dmnic_queue_mem_free(struct net_device *netdev, void *qmem)
  * scrub DMA-unmaps every buffer still out). So stop and start the pair's
  * TX as well, as fbnic does; TX packets still on the ring are dropped.
  */
-int dmnic_queue_start(struct net_device *netdev, void *qmem, int idx)
+static int dmnic_queue_start(struct net_device *netdev,
+			     struct netdev_queue_config *qcfg, void *qmem,
+			     int idx)
 {
 	struct dmnic *dm = netdev_priv(netdev);
 	struct dmnic_napi *qv = dmnic_rxq_qv(dm, idx);
@@ -850,7 +856,7 @@ int dmnic_queue_start(struct net_device *netdev, void *qmem, int idx)
 	return 0;
 }
 
-int dmnic_queue_stop(struct net_device *netdev, void *qmem, int idx)
+static int dmnic_queue_stop(struct net_device *netdev, void *qmem, int idx)
 {
 	struct dmnic *dm = netdev_priv(netdev);
 	struct dmnic_napi *qv = dmnic_rxq_qv(dm, idx);
@@ -904,9 +910,13 @@ int dmnic_queue_stop(struct net_device *netdev, void *qmem, int idx)
 	return 0;
 }
 
-/* devmem_nic_compat.h adapts these to the kernel's ops. */
-const struct netdev_queue_mgmt_ops dmnic_queue_mgmt_ops =
-	DMNIC_QUEUE_MGMT_OPS(sizeof(struct dmnic_rx_queue));
+const struct netdev_queue_mgmt_ops dmnic_queue_mgmt_ops = {
+	.ndo_queue_mem_size	= sizeof(struct dmnic_rx_queue),
+	.ndo_queue_mem_alloc	= dmnic_queue_mem_alloc,
+	.ndo_queue_mem_free	= dmnic_queue_mem_free,
+	.ndo_queue_start	= dmnic_queue_start,
+	.ndo_queue_stop		= dmnic_queue_stop,
+};
 
 /* ---- recovery of queues the device stopped ---- */
 
@@ -1031,7 +1041,7 @@ void dmnic_qerr_work(struct work_struct *work)
 			WRITE_ONCE(dm->qerr_tx, dm->qerr_tx + 1);
 		}
 		if ((st & DMNIC_Q_STATUS_RX_ERROR) || sw_rx) {
-			err = dmnic_rx_queue_restart(netdev, q);
+			err = netdev_rx_queue_restart(netdev, q);
 			if (err)
 				netdev_err(netdev,
 					   "queue %u: RX restart failed: %d\n",
@@ -1269,7 +1279,8 @@ void dmnic_netdev_init(struct dmnic *dm)
 	netdev->queue_mgmt_ops = &dmnic_queue_mgmt_ops;
 	netdev->stat_ops = &dmnic_stat_ops;
 	seqlock_init(&dm->stats_lock);
-	dmnic_netmem_tx_enable(netdev);
+	/* TX frags may be net_iovs: skb_frag_dma_map() gives their address */
+	netdev->netmem_tx = NETMEM_TX_DMA;
 	/* PASS, DROP, ABORTED, TX, also multi-buffer; no redirect */
 	netdev->xdp_features = NETDEV_XDP_ACT_BASIC | NETDEV_XDP_ACT_RX_SG;
 
