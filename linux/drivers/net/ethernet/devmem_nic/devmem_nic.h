@@ -450,7 +450,7 @@ void dmnic_schedule_reset(struct dmnic *dm);
 
 /* devmem_nic_netdev.c */
 void dmnic_netdev_init(struct dmnic *dm);
-void dmnic_hw_stats_save(struct dmnic *dm, bool freeze);
+void dmnic_hw_stats_freeze(struct dmnic *dm);
 void dmnic_hw_stats_thaw(struct dmnic *dm);
 void dmnic_hw_qstats_get(struct dmnic *dm, unsigned int q,
 			 struct dmnic_hw_qstats *hq);

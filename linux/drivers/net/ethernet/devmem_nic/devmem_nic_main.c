@@ -100,8 +100,13 @@ static void dmnic_reset_keep_mask(struct dmnic *dm)
 {
 	u32 mask = dmnic_rd32(dm, DMNIC_REG_INT_MASK);
 
-	dmnic_hw_stats_save(dm, false);
+	/*
+	 * The reset clears the device's counters: into the base first, not
+	 * read until the reset is done (else base + old counts, then less).
+	 */
+	dmnic_hw_stats_freeze(dm);
 	dmnic_reset_hw(dm);
+	dmnic_hw_stats_thaw(dm);
 	dmnic_wr32(dm, DMNIC_REG_INT_MASK, mask);
 }
 
@@ -376,7 +381,7 @@ static void dmnic_reset_prepare(struct pci_dev *pdev)
 	netif_device_detach(dm->netdev);
 	dmnic_quiesce(dm);
 	/* the reset clears the device's counters */
-	dmnic_hw_stats_save(dm, true);
+	dmnic_hw_stats_freeze(dm);
 	netdev_unlock(dm->netdev);
 	rtnl_unlock();
 }

@@ -1124,10 +1124,11 @@ void dmnic_hw_gstats_get(struct dmnic *dm, struct dmnic_hw_gstats *hg)
 
 /*
  * Before a device reset (which clears the counters): add them to the base.
- * @freeze: a PCI reset follows, the device must not be read until
- * dmnic_hw_stats_thaw() (after the reset). Instance lock held.
+ * Until dmnic_hw_stats_thaw() (after the reset) the counters are not read,
+ * only the base: a reader in between would count them twice, or read a
+ * device in the middle of a PCI reset. Instance lock held.
  */
-void dmnic_hw_stats_save(struct dmnic *dm, bool freeze)
+void dmnic_hw_stats_freeze(struct dmnic *dm)
 {
 	struct dmnic_hw_gstats hg;
 	struct dmnic_hw_qstats hq;
@@ -1151,7 +1152,7 @@ void dmnic_hw_stats_save(struct dmnic *dm, bool freeze)
 	dm->hw_base_g.rx_drop_badq += hg.rx_drop_badq;
 	dm->hw_base_g.rx_drop_link += hg.rx_drop_link;
 	dm->hw_base_g.rx_runt += hg.rx_runt;
-	WRITE_ONCE(dm->hw_stats_frozen, freeze);
+	WRITE_ONCE(dm->hw_stats_frozen, true);
 	write_sequnlock_bh(&dm->stats_lock);
 }
 
