@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""dbg_lib: shared code of devmem-lab's debug-kernel guest scenarios (images/guest/dbg-*).
+"""dbg_lib: shared code of devmem-lab's debug-kernel guest scenarios (tests/guest/dbg-*).
 
 Each scenario is a program run by images/guest/run-tests (environment from setup-net:
 NETIF, LOCAL_V4, REMOTE_V4, REMOTE_ARGS = the peer's netns, NCDEVMEM_PROVIDER for the
