@@ -14,7 +14,7 @@ par_env() {
 PKS=$(DEVMEM_LAB_BUILD=$PT/build "$ROOT/scripts/build-selftests" --print-dir)
 mkdir -p "$PKS/drivers/net/hw"
 PTESTS="drivers/net:a.py drivers/net:b.py drivers/net:c.py drivers/net/hw:d.py drivers/net/hw:e.py devmem-lab:dbg-x"
-printf '%s\n' $PTESTS >"$PKS/kselftest-list.txt"
+printf '%s\n' $PTESTS devmem-lab:dbg-y >"$PKS/kselftest-list.txt"
 prun() {   # prun OUTDIR [run-selftests options]: the six programs on the devmem pair
     local out=$1
     shift
@@ -36,6 +36,10 @@ t "parallel: --jobs 1 and --jobs 3 give the same results, in the list's order" \
 t "parallel: the destructive program (devmem-lab:) is the last its guest runs" \
     bash -c 'g=$(awk -F"\t" "\$2 == \"devmem-lab:dbg-x\" { print \$3 }" "$PT/j3/jobs.tsv")
         [ -n "$g" ] && [ "$(grep "^# devmem-lab: begin" "$PT/j3/guest-$g/output.log" | tail -n 1)" = "# devmem-lab: begin devmem devmem-lab:dbg-x" ]'
+t "parallel: one guest runs every destructive program, after the others (none is left unrun)" \
+    bash -c 'prun "$PT/d1" --jobs 1 --tests "$PTESTS devmem-lab:dbg-y" >/dev/null 2>&1
+        [ "$(grep "^# devmem-lab: begin" "$PT/d1/guest-1/output.log" | tail -n 2 | cut -d" " -f5 | tr "\n" " ")" = "devmem-lab:dbg-x devmem-lab:dbg-y " ] &&
+        ! grep -qv "	done" "$PT/d1/jobs.tsv" || { cat "$PT/d1/jobs.tsv"; false; }'
 t "parallel: a guest that dies loses only its program (lost, not run again); the others finish the queue" \
     bash -c 'FAKE_DIE_ON=drivers/net/hw:d.py prun "$PT/die" --jobs 2 >/dev/null 2>&1
         [ "$(awk -F"\t" "\$4 == \"lost\"" "$PT/die/jobs.tsv" | cut -f2)" = drivers/net/hw:d.py ] &&
