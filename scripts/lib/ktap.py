@@ -3,12 +3,18 @@
 """ktap: the one TAP/KTAP reader of devmem-lab's scripts, and the console-health check.
 
 Every script that reads TAP or KTAP calls this module (scripts/ktap-report, scripts/check,
-scripts/run-debug, scripts/bench); nothing else parses result lines.
+scripts/run-debug, scripts/bench); nothing else parses result lines. frames() also reads
+ktap-report's one-document output.log (frames nested 4 spaces deep).
 
 As a module:
   parse(lines)          -> Stream: plan, results; each Result has its diagnostics and its
                            nested subtests (KTAP's 4-space indentation and kselftest's "# "
                            prefix, to any depth) as Result.children, a Stream
+  parse(lines, hashes=False) -> the same with KTAP's own rules: "# " lines are diagnostics
+  judge(stream)         -> Verdict: KTAP's verdict, counted as kunit.py parse counts (crashed
+                           for a short plan, a "not ok" parent of passing subtests) plus the
+                           rules broken (numbering, beyond the plan, bail-out, 2 documents)
+  verdict_of(lines)     -> judge(parse(lines, hashes=False))
   documents(lines)      -> [Stream]: one per "TAP version"/"KTAP version" document
   frames(lines)         -> the '# devmem-lab: begin/end PAIR TEST' frames of a guest output
   program_cases(frame)  -> the cases of one framed program (run_kselftest.sh nesting undone)
@@ -565,23 +571,34 @@ def decode(block, vmlinux, timeout=120):
     return p.stdout.rstrip('\n').splitlines()
 
 
+# C0 controls but tab and newline (and DEL): not allowed in XML 1.0, odd in a KTAP document.
+CONTROL = re.compile(r'[\x00-\x08\x0b-\x1f\x7f]')
+
+
+def escape(text):
+    """Text with control bytes shown as \\xNN (valid XML, readable KTAP)."""
+    return CONTROL.sub(lambda m: f'\\x{ord(m.group(0)):02x}', text)
+
+
 def junit(suites, path, title='devmem-lab'):
-    root = ET.Element('testsuites', name=title)
+    """JUnit XML of TAP results (scripts/check's junit.xml); control bytes escaped."""
+    root = ET.Element('testsuites', name=escape(title))
     for name, results in suites:
+        name = escape(name)
         ts = ET.SubElement(root, 'testsuite', name=name, tests=str(len(results)),
                            failures=str(sum(r.status == 'fail' for r in results)),
                            skipped=str(sum(r.status == 'skip' for r in results)),
                            time=f'{sum(r.time_ms for r in results) / 1000:.3f}')
         for r in results:
-            tc = ET.SubElement(ts, 'testcase', classname=name, name=r.name or f'#{r.num}',
+            tc = ET.SubElement(ts, 'testcase', classname=name, name=escape(r.name or f'#{r.num}'),
                                time=f'{r.time_ms / 1000:.3f}')
-            text = '\n'.join(r.diag[-60:])
+            text = escape('\n'.join(r.diag[-60:]))
             if r.status == 'fail':
-                f = ET.SubElement(tc, 'failure', message=r.reason or (r.diag[-1].strip('# ')
-                                                                      if r.diag else 'failed'))
+                f = ET.SubElement(tc, 'failure', message=escape(
+                    r.reason or (r.diag[-1].strip('# ') if r.diag else 'failed')))
                 f.text = text
             elif r.status == 'skip':
-                ET.SubElement(tc, 'skipped', message=r.reason)
+                ET.SubElement(tc, 'skipped', message=escape(r.reason))
             if text and r.status != 'fail':
                 ET.SubElement(tc, 'system-out').text = text
     ET.indent(root)
