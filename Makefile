@@ -101,6 +101,12 @@ endif
 ifdef SHARD
 RUN_ARGS += --shard "$(SHARD)"
 endif
+# make run JOBS=N: N guests in parallel (default: what the machine holds). JOBS here means
+# guests, not the builds' make -j: it is not passed on to the build scripts.
+ifdef JOBS
+RUN_ARGS += --jobs "$(JOBS)"
+endif
+unexport JOBS
 
 run: $(RUN_DEPS)
 	@$(if $(KERNEL_CONFIG),scripts/check-kernel-config --quiet $(RUN_PAIRS) \

@@ -121,24 +121,38 @@ size_t dl_pkt_build(const DlPktSpec *spec, uint8_t *buf, size_t *hdr_len)
         l4_off = ip_off + ihl;
     } else {
         size_t pos = ip_off + 40;
+        uint8_t *nxt = ip + 6;      /* the next-header field to fill */
         int n;
 
         memset(ip, 0, 40);
         ip[0] = 0x60;
-        ip[6] = spec->ip6_ext_hdrs ? 60 : spec->l4;
         ip[7] = 64;
         memcpy(ip + 8, spec->saddr, 16);
         memcpy(ip + 24, spec->daddr, 16);
+        if (spec->ip6_ah) {
+            uint8_t *e = buf + pos;
+
+            /* AH, 12-byte ICV: length in 4-byte units minus 2 (RFC 4302) */
+            *nxt = 51;
+            memset(e, 0, 24);
+            e[1] = 24 / 4 - 2;
+            stl_be_p(e + 4, 0x1000);        /* SPI */
+            stl_be_p(e + 8, 1);             /* sequence number */
+            nxt = e;
+            pos += 24;
+        }
         for (n = 0; n < spec->ip6_ext_hdrs; n++) {
             uint8_t *e = buf + pos;
 
-            e[0] = n + 1 < spec->ip6_ext_hdrs ? 60 : spec->l4;
+            *nxt = 60;
             e[1] = 0;
             e[2] = 0x01;    /* PadN, 4 bytes */
             e[3] = 4;
             memset(e + 4, 0, 4);
+            nxt = e;
             pos += 8;
         }
+        *nxt = spec->l4;
         l4_off = pos;
     }
 
@@ -221,9 +235,10 @@ bool dl_pkt_l4_csum_ok(const uint8_t *frame, size_t len)
         proto = ip[6];
         l4_off = off + 40;
         l4len = lduw_be_p(ip + 4);
-        /* skip Hop-by-Hop, Routing and Destination Options headers */
-        while (proto == 0 || proto == 43 || proto == 60) {
-            size_t hl = (frame[l4_off + 1] + 1) * 8;
+        /* skip Hop-by-Hop, Routing, Destination Options and AH headers */
+        while (proto == 0 || proto == 43 || proto == 60 || proto == 51) {
+            size_t hl = proto == 51 ? (frame[l4_off + 1] + 2) * 4 :
+                                      (frame[l4_off + 1] + 1) * 8;
 
             proto = frame[l4_off];
             l4_off += hl;

@@ -147,3 +147,15 @@ uint64_t dl_qom_get_uint(QTestState *qts, const char *path,
     qobject_unref(rsp);
     return v;
 }
+
+bool dl_qom_get_bool(QTestState *qts, const char *path, const char *prop)
+{
+    QDict *rsp = qtest_qmp(qts, "{'execute': 'qom-get', 'arguments': {"
+                           "'path': %s, 'property': %s}}", path, prop);
+    bool v;
+
+    g_assert_true(qdict_haskey(rsp, "return"));
+    v = qdict_get_bool(rsp, "return");
+    qobject_unref(rsp);
+    return v;
+}

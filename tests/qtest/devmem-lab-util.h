@@ -41,5 +41,6 @@ void dl_qom_set_str_fails(QTestState *qts, const char *path,
 char *dl_qom_get_str(QTestState *qts, const char *path, const char *prop);
 uint64_t dl_qom_get_uint(QTestState *qts, const char *path,
                          const char *prop);
+bool dl_qom_get_bool(QTestState *qts, const char *path, const char *prop);
 
 #endif /* DEVMEM_LAB_UTIL_H */

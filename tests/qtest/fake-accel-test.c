@@ -295,7 +295,6 @@ static void test_engine_errors(void)
                               0, 0, FACCEL_ENG_MAX_LEN + 1), ==,
                     fa_eng_err(FACCEL_ENG_ERR_RANGE));
     g_assert_cmpuint(fa_rd(&s, FACCEL_REG_ENG_DONE_LEN), ==, 0);
-    g_assert_cmpuint(fa_rd(&s, FACCEL_REG_ENG_DONE_LEN), ==, 0);
     /* DMA to nowhere */
     g_assert_cmphex(fa_engine(&s, FACCEL_ENG_OP_CRC | FACCEL_ENG_CMD_SRC_HOST,
                               FA_UNMAPPED_ADDR, 0, 16), ==,
@@ -394,6 +393,38 @@ static void test_memdev_bad_size(void)
     qtest_qmp_assert_success(qts, "{'execute': 'device_add', 'arguments': {"
                              "'driver': 'fake-accel', 'id': 'ok', "
                              "'mem-size': 1048576}}");
+    qtest_quit(qts);
+}
+
+/*
+ * mem-size with a memdev: equal is accepted, different is refused (it
+ * was replaced by the memdev's size without a word), and the property
+ * keeps the value the user gave (0 when not given).
+ */
+static void test_memdev_mem_size(void)
+{
+    QTestState *qts;
+    QDict *rsp;
+
+    qts = qtest_init("-nodefaults -object memory-backend-ram,id=am,size=2M "
+                     "-object memory-backend-ram,id=am2,size=2M");
+    rsp = qtest_qmp(qts, "{'execute': 'device_add', 'arguments': {"
+                    "'driver': 'fake-accel', 'id': 'bad', 'memdev': 'am', "
+                    "'mem-size': 4194304}}");
+    g_assert_true(qdict_haskey(rsp, "error"));
+    g_assert_nonnull(strstr(qdict_get_str(qdict_get_qdict(rsp, "error"),
+                                          "desc"), "differs from the size"));
+    qobject_unref(rsp);
+    qtest_qmp_assert_success(qts, "{'execute': 'device_add', 'arguments': {"
+                             "'driver': 'fake-accel', 'id': 'eq', "
+                             "'memdev': 'am', 'mem-size': 2097152}}");
+    g_assert_cmpuint(dl_qom_get_uint(qts, "/machine/peripheral/eq",
+                                     "mem-size"), ==, 2 * 1024 * 1024);
+    qtest_qmp_assert_success(qts, "{'execute': 'device_add', 'arguments': {"
+                             "'driver': 'fake-accel', 'id': 'auto', "
+                             "'memdev': 'am2'}}");
+    g_assert_cmpuint(dl_qom_get_uint(qts, "/machine/peripheral/auto",
+                                     "mem-size"), ==, 0);
     qtest_quit(qts);
 }
 
@@ -666,6 +697,7 @@ int main(int argc, char **argv)
     qtest_add_func("/fake-accel/engine/errors", test_engine_errors);
     qtest_add_func("/fake-accel/memdev", test_memdev);
     qtest_add_func("/fake-accel/memdev-bad-size", test_memdev_bad_size);
+    qtest_add_func("/fake-accel/memdev-mem-size", test_memdev_mem_size);
     qtest_add_func("/fake-accel/fault-window", test_fault_window);
     qtest_add_func("/fake-accel/fault-window-move", test_fault_window_move);
     qtest_add_func("/fake-accel/p2p", test_p2p);

@@ -27,6 +27,7 @@
 OBJECT_DECLARE_SIMPLE_TYPE(FakeAccelState, FAKE_ACCEL)
 
 #define FACCEL_PCIE_CAP_OFF 0xa0
+#define FAKE_ACCEL_MEM_DEFAULT  (256 * MiB)     /* mem-size=0, no memdev */
 
 struct FakeAccelState {
     PCIDevice parent_obj;
@@ -35,7 +36,7 @@ struct FakeAccelState {
     MemoryRegion bar2;          /* container: RAM + fault overlay */
     MemoryRegion own_ram;       /* used when no memdev is given */
     HostMemoryBackend *hostmem;
-    uint64_t mem_size;
+    uint64_t mem_size;          /* the property; core.mem_size is BAR2's */
     FakeAccelCore core;
 };
 
@@ -78,23 +79,37 @@ static void fake_accel_write_config(PCIDevice *pdev, uint32_t addr,
     pcie_cap_flr_write_config(pdev, addr, val, len);
 }
 
+/*
+ * The BAR2 size: the memdev's, or mem-size (0, the default: 256 MiB).
+ * The mem-size property itself is left as the user set it; a mem-size
+ * that disagrees with the memdev is refused, not silently replaced.
+ */
 static bool fake_accel_init_memory(FakeAccelState *s, Error **errp)
 {
     MemoryRegion *ram = NULL;
+    uint64_t size = s->mem_size ? s->mem_size : FAKE_ACCEL_MEM_DEFAULT;
 
     if (s->hostmem) {
+        const char *id = object_get_canonical_path_component(
+                             OBJECT(s->hostmem));
+
         if (host_memory_backend_is_mapped(s->hostmem)) {
-            error_setg(errp, "fake-accel: memdev %s is already in use",
-                       object_get_canonical_path_component(
-                           OBJECT(s->hostmem)));
+            error_setg(errp, "fake-accel: memdev %s is already in use", id);
             return false;
         }
         ram = host_memory_backend_get_memory(s->hostmem);
-        s->mem_size = memory_region_size(ram);
+        size = memory_region_size(ram);
+        if (s->mem_size && s->mem_size != size) {
+            error_setg(errp, "fake-accel: mem-size 0x%" PRIx64 " differs "
+                       "from the size 0x%" PRIx64 " of memdev %s; drop "
+                       "mem-size (the memdev's size is used)", s->mem_size,
+                       size, id);
+            return false;
+        }
     }
-    if (s->mem_size < 1 * MiB || !is_power_of_2(s->mem_size)) {
+    if (size < 1 * MiB || !is_power_of_2(size)) {
         error_setg(errp, "fake-accel: device memory size 0x%" PRIx64
-                   " must be a power of two >= 1M", s->mem_size);
+                   " must be a power of two >= 1M", size);
         return false;
     }
     if (s->hostmem) {
@@ -102,17 +117,17 @@ static bool fake_accel_init_memory(FakeAccelState *s, Error **errp)
         vmstate_register_ram(ram, DEVICE(s));
     } else {
         if (!memory_region_init_ram(&s->own_ram, OBJECT(s), "fake-accel-mem",
-                                    s->mem_size, errp)) {
+                                    size, errp)) {
             return false;
         }
         ram = &s->own_ram;
     }
 
-    memory_region_init(&s->bar2, OBJECT(s), "fake-accel-bar2", s->mem_size);
+    memory_region_init(&s->bar2, OBJECT(s), "fake-accel-bar2", size);
     memory_region_add_subregion(&s->bar2, 0, ram);
     s->core.owner = PCI_DEVICE(s);
     s->core.ram = ram;
-    s->core.mem_size = s->mem_size;
+    s->core.mem_size = size;
     fake_accel_core_init(&s->core, OBJECT(s), &s->bar2);
     return true;
 }
@@ -174,7 +189,7 @@ static const VMStateDescription fake_accel_vmstate = {
 };
 
 static const Property fake_accel_properties[] = {
-    DEFINE_PROP_SIZE("mem-size", FakeAccelState, mem_size, 256 * MiB),
+    DEFINE_PROP_SIZE("mem-size", FakeAccelState, mem_size, 0),
     DEFINE_PROP_LINK("memdev", FakeAccelState, hostmem, TYPE_MEMORY_BACKEND,
                      HostMemoryBackend *),
 };
@@ -205,7 +220,7 @@ static void fake_accel_set_fault_window(Object *obj, const char *str,
     if (!fake_accel_core_set_window(&s->core, true, off, len)) {
         error_setg(errp, "x-fault-window: 0x%" PRIx64 "+0x%" PRIx64 " is "
                    "not a non-empty, 4 KiB aligned range inside BAR2 "
-                   "(0x%" PRIx64 " bytes)", off, len, s->mem_size);
+                   "(0x%" PRIx64 " bytes)", off, len, s->core.mem_size);
     }
 }
 

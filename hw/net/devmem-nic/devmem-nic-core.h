@@ -48,6 +48,10 @@ enum {
     DMNIC_GS_NUM,
 };
 
+/* Who holds the link down, in the migration stream */
+#define DMNIC_LINK_DOWN_NET     (1u << 0)   /* set_link (nc->link_down) */
+#define DMNIC_LINK_DOWN_FAULT   (1u << 1)   /* x-fault-link-down */
+
 /* Flow rule data words: (register - DMNIC_REG_FS_CTRL) / 4 */
 #define DMNIC_FS_WORDS      ((DMNIC_REG_FS_DST_IP_MASK + 16 - \
                               DMNIC_REG_FS_CTRL) / 4)
@@ -106,6 +110,18 @@ typedef struct DevmemNicCore {
     DmnicQueue q[DMNIC_MAX_QUEUES];
     /* a frame steered to a missing queue was logged; steering unchanged */
     bool badq_logged;
+    /*
+     * STATUS_LINK_UP as last signalled to the guest (INT_LINK): a link
+     * callback that changes nothing raises no INT_LINK, and a migration
+     * restores the link from it (the net layer does not migrate link_down)
+     */
+    uint32_t link_status;
+    /* migration only: which side holds the link down (DMNIC_LINK_DOWN_*) */
+    uint32_t mig_link_down;
+    /* migration only: RX frames a delay knob held, lost by the migration */
+    uint32_t mig_held_lost[DMNIC_MAX_QUEUES];
+    /* INT_LINK raised by post_load, sent once the VM runs */
+    bool link_irq_pending;
 
     /* TX runs in this bottom half; bit q: queue q has TX work to look at */
     QEMUBH *tx_bh;
@@ -122,6 +138,8 @@ typedef struct DevmemNicCore {
 
 void devmem_nic_core_realize(DevmemNicCore *core);
 void devmem_nic_core_unrealize(DevmemNicCore *core);
+/* After the fault injector's realize: the link the guest finds at first */
+void devmem_nic_core_link_init(DevmemNicCore *core);
 void devmem_nic_core_reset(DevmemNicCore *core);
 uint64_t devmem_nic_core_read(DevmemNicCore *core, hwaddr addr, unsigned size);
 void devmem_nic_core_write(DevmemNicCore *core, hwaddr addr, uint64_t val,

@@ -13,6 +13,7 @@
 #include "qapi/visitor.h"
 #include "hw/pci/pci_device.h"
 #include "migration/vmstate.h"
+#include "system/runstate.h"
 #include "devmem-nic-core.h"
 #include "devmem-nic-fault.h"
 #include "trace.h"
@@ -123,7 +124,31 @@ static void dmnic_fault_delay_cb(void *opaque)
     dmnic_fault_delay_run(opaque);
 }
 
-/* delay switched off: everything held for @qi goes now */
+/*
+ * The release a knob asks for: a guarded bottom half, so that a QOM
+ * setter (the host, at any time) never places frames into guest memory
+ * while the VM is stopped; dmnic_fault_vm_running() schedules it again.
+ */
+static void dmnic_fault_release_bh(void *opaque)
+{
+    DevmemNicCore *core = opaque;
+
+    if (!runstate_is_running()) {
+        core->fault.release_pending = true;
+        return;
+    }
+    core->fault.release_pending = false;
+    dmnic_fault_delay_run(core);
+}
+
+void devmem_nic_fault_vm_running(DevmemNicCore *core)
+{
+    if (core->fault.realized && core->fault.release_pending) {
+        qemu_bh_schedule(core->fault.release_bh);
+    }
+}
+
+/* delay switched off: everything held for @qi goes (once the VM runs) */
 static void dmnic_fault_delay_flush(DevmemNicCore *core, unsigned qi)
 {
     DmnicFault *f = &core->fault;
@@ -140,7 +165,21 @@ static void dmnic_fault_delay_flush(DevmemNicCore *core, unsigned qi)
             h->due = 0;
         }
     }
-    dmnic_fault_delay_run(core);
+    qemu_bh_schedule(f->release_bh);
+}
+
+uint32_t devmem_nic_fault_held(DevmemNicCore *core, unsigned qi)
+{
+    GList *l;
+    uint32_t n = 0;
+
+    if (!core->fault.realized) {
+        return 0;
+    }
+    for (l = core->fault.held.head; l; l = l->next) {
+        n += ((DmnicFaultHeld *)l->data)->qi == qi;
+    }
+    return n;
 }
 
 /* ------------------------------------------------------------------ */
@@ -708,6 +747,10 @@ void devmem_nic_fault_realize(DevmemNicCore *core)
                                   core);
     f->flap_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, dmnic_fault_flap_cb,
                                  core);
+    f->release_bh = qemu_bh_new_guarded(dmnic_fault_release_bh, core,
+                                        &DEVICE(core->owner)->
+                                        mem_reentrancy_guard);
+    f->release_pending = false;
     f->flap_ns = DMNIC_FAULT_FLAP_NS_DEFAULT;
     f->flap_left = 0;
     f->flap_down = false;
@@ -724,4 +767,6 @@ void devmem_nic_fault_unrealize(DevmemNicCore *core)
     f->delay_timer = NULL;
     timer_free(f->flap_timer);
     f->flap_timer = NULL;
+    qemu_bh_delete(f->release_bh);
+    f->release_bh = NULL;
 }

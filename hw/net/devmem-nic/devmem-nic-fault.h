@@ -69,6 +69,9 @@ typedef struct DmnicFault {
     int64_t flap_ns;
     QEMUTimer *flap_timer;
     QEMUTimer *delay_timer;
+    /* releases asked for by a knob run here, only while the VM runs */
+    QEMUBH *release_bh;
+    bool release_pending;
     GQueue held;                /* DmnicFaultHeld: RX frames being delayed */
     uint64_t injected;          /* faults injected so far */
 } DmnicFault;
@@ -111,6 +114,10 @@ bool devmem_nic_fault_tx_hold(struct DevmemNicCore *core, unsigned qi);
 void devmem_nic_fault_tx_idle(struct DevmemNicCore *core, unsigned qi);
 /* Whether the injector holds the link down */
 bool devmem_nic_fault_link_down(struct DevmemNicCore *core);
+/* RX frames a delay holds for queue pair @qi (a migration loses them) */
+uint32_t devmem_nic_fault_held(struct DevmemNicCore *core, unsigned qi);
+/* The VM runs (again): releases asked for while it was stopped go now */
+void devmem_nic_fault_vm_running(struct DevmemNicCore *core);
 
 /* Provided by devmem-nic.c: the core of the devmem-nic @obj */
 struct DevmemNicCore *devmem_nic_core_of(Object *obj);

@@ -145,6 +145,7 @@ static void devmem_nic_realize(PCIDevice *pdev, Error **errp)
     memcpy(s->core.mac, s->conf.macaddr.a, sizeof(s->core.mac));
     devmem_nic_core_realize(&s->core);
     devmem_nic_fault_realize(&s->core);
+    devmem_nic_core_link_init(&s->core);
     devmem_nic_core_reset(&s->core);
 }
 
