@@ -4,29 +4,50 @@
 SHELL := /bin/bash
 export DL_T0 := $(shell date +%s)
 
-.PHONY: bench all help bootstrap fetch qemu kernel selftests image build run check check-nobuild \
-	check-headers clean distclean
+.PHONY: all help bootstrap fetch qemu kernel selftests image build run run-baseline run-gpu \
+	gpu-build check check-headers check-debug clean distclean bench soak
 .PHONY: fuzz check-asan
 .PHONY: patches check-patches oot-modules run-oot qemu-args check-kernel-config vng-run
 
 all: help
 
+# Every target, one line each (a harness test checks that none is missing).
 help:
-	@echo "make run     set up, build, boot the guest, run the selftests on the devmem-nic pairs, print a summary"
-	@echo "make run-baseline  the same tests on the virtio-net baseline pair (NIPA's control)"
-	@echo "make run-gpu       build the GL QEMU and the gpu kernel, run the devmem tests on virtio-gpu VRAM"
-	@echo "make check   build, then qtests + header agreement + style + a boot smoke test"
-	@echo "make build   only build (QEMU, kernel, selftests, guest image)"
+	@echo "make run          set up, build, boot the guest, run the selftests on the default pairs, print a summary"
+	@echo "                  PAIRS=\"...\" other pairs (gpu builds what it boots), TESTS=\"dir:prog ...\" fewer tests,"
+	@echo "                  SHARD=I/N one slice of the list (CI shards; scripts/ktap-report --merge joins them),"
+	@echo "                  KERNEL=bzImage [MODULES=dir] a prebuilt kernel (docs/your-kernel.md)"
+	@echo "make run-baseline the same tests on the virtio-net baseline pair (NIPA's control)"
+	@echo "make run-gpu      build the GL QEMU and the gpu kernel, run the devmem tests on virtio-gpu VRAM"
+	@echo "make gpu-build    only build what run-gpu boots (the GL QEMU, the gpu kernel)"
+	@echo "make check        build, then qtests + header agreement + style + a boot smoke test"
+	@echo "make check-headers  only the register-header agreement of QEMU and Linux"
 	@echo "make check-debug  debug kernel (KASAN, kmemleak, lockdep): fault scenarios, no splat/leak"
-	@echo "make fuzz    FUZZ_TIME=600 FUZZ_DEVICE=all: libFuzzer + ASan/UBSan on both devices"
-	@echo "make check-asan  the qtests against an ASan + UBSan build of QEMU"
-	@echo "make run KERNEL=bzImage [MODULES=dir]  the same, with a prebuilt kernel (docs/your-kernel.md)"
-	@echo "make patches        git-am-able Linux and QEMU series in out/patches/ (check-patches: prove they apply)"
-	@echo "make run-oot        drivers as out-of-tree modules (oot-modules: only build them)"
-	@echo "make qemu-args      print our devices' QEMU arguments, for other runners"
+	@echo "make build        only build (QEMU, kernel, selftests, guest image)"
+	@echo "make bootstrap    install the host packages (scripts/bootstrap)"
+	@echo "make fetch        fetch the QEMU and Linux sources from Debian (scripts/fetch-sources)"
+	@echo "make qemu | kernel | selftests | image  build one of them"
+	@echo "make bench        build times, boot, data path and test-part figures (scripts/bench)"
+	@echo "make soak         make run SOAK_RUNS times (default 10), one table row each: flakes show up"
+	@echo "make fuzz         FUZZ_TIME=600 FUZZ_DEVICE=all: libFuzzer + ASan/UBSan on both devices"
+	@echo "make check-asan   the qtests against an ASan + UBSan build of QEMU"
+	@echo "make patches      git-am-able Linux and QEMU series in out/patches/"
+	@echo "make check-patches  prove those series apply to the fetched trees"
+	@echo "make oot-modules  build the drivers as out-of-tree modules"
+	@echo "make run-oot      make run with the out-of-tree modules"
+	@echo "make qemu-args    print our devices' QEMU arguments, for other runners"
 	@echo "make check-kernel-config CONFIG=.config  does a kernel have what the guest and tests need?"
-	@echo "make vng-run        boot a kernel with virtme-ng and our devices, run devmem.py"
-	@echo "make clean   remove out/ (build caches live in ~/.cache/devmem-lab: make distclean)"
+	@echo "make vng-run      boot a kernel with virtme-ng and our devices, run devmem.py"
+	@echo "make clean        remove out/ (build caches live in ~/.cache/devmem-lab: make distclean)"
+	@echo "make distclean    clean, and remove the build caches"
+	@echo "make help | all  this list (plain make too)"
+	@echo "CI that needs the exit code (0 pass, 1 test failure, 2 usage, 3 infrastructure) calls"
+	@echo "the scripts: make turns every failure into 2 (README \"Exit codes\")."
+
+# Paths end up in QEMU options, where a comma separates options: refuse them here.
+comma := ,
+$(foreach v,KERNEL MODULES KERNEL_CONFIG DEVMEM_LAB_BUILD DEVMEM_LAB_OUT DEVMEM_LAB_CACHE,\
+	$(if $(findstring $(comma),$($(v))),$(error $(v)=$($(v)) contains a comma, which QEMU's option syntax cannot carry (commas separate options); use a path without one)))
 
 bootstrap:
 	@scripts/bootstrap --check >/dev/null 2>&1 || scripts/bootstrap
@@ -48,48 +69,61 @@ image: bootstrap
 
 build: qemu kernel selftests image
 
+# The pairs: without PAIRS, make run (like the CI pipelines and check-kernel-config) runs
+# scripts/run-selftests' default pairs, the one place that names them, all on what
+# `make build` builds (the default QEMU and kernel). PAIRS="..." asks for others; gpu
+# (virtio-gpu VRAM) runs only when asked for (PAIRS=gpu, make run-gpu) and then builds what
+# it boots: the GL QEMU and a kernel with gpu.config. The virtio-net baseline of the same
+# list is its own target (make run-baseline): together they do not fit 20 min on 2 TCG cores.
+GPU_CONFIGS := base devmem kunit vng gpu
+
 # make run KERNEL=path/to/bzImage [MODULES=dir of .ko]: a prebuilt kernel, no kernel build.
 # KERNEL_CONFIG=path/to/.config checks it first (scripts/check-kernel-config).
 ifdef KERNEL
 RUN_DEPS := qemu selftests image
-RUN_ARGS := --kernel $(KERNEL)
+RUN_KERNEL := --kernel "$(KERNEL)"
 else
 RUN_DEPS := build
-RUN_ARGS :=
+RUN_KERNEL :=
+endif
+ifneq ($(filter gpu,$(PAIRS)),)
+RUN_DEPS += gpu-build
 endif
 ifdef MODULES
-RUN_ARGS += --modules $(MODULES)
+RUN_KERNEL += --modules "$(MODULES)"
 endif
-# TESTS="dir:prog ..." and PAIRS="devmem ..." narrow make run (scripts/run-selftests).
+RUN_ARGS :=
+RUN_PAIRS := $(if $(PAIRS),--pairs "$(PAIRS)")
+# TESTS="dir:prog ..." narrows make run; SHARD=I/N runs one slice of it (scripts/run-selftests).
 ifdef TESTS
 RUN_ARGS += --tests "$(TESTS)"
 endif
-# make run: the devmem-nic pairs (devmem, accel, and gpu when the GL QEMU and the gpu kernel
-# exist: make run-gpu builds them; else gpu is skipped with its reason); the virtio-net
-# baseline of the same list is its own target (make run-baseline): together they do not fit
-# 20 min on 2 TCG cores.
-ifdef PAIRS
-RUN_ARGS += --pairs "$(PAIRS)"
-else
-RUN_PAIRS := --pairs "devmem accel gpu"
+ifdef SHARD
+RUN_ARGS += --shard "$(SHARD)"
 endif
+# make run JOBS=N: N guests in parallel (default: what the machine holds). JOBS here means
+# guests, not the builds' make -j: it is not passed on to the build scripts.
+ifdef JOBS
+RUN_ARGS += --jobs "$(JOBS)"
+endif
+unexport JOBS
 
 run: $(RUN_DEPS)
-	@$(if $(KERNEL_CONFIG),scripts/check-kernel-config --quiet --pairs "$(if $(PAIRS),$(PAIRS),devmem accel)" \
-		$(if $(MODULES),--oot) $(KERNEL_CONFIG) &&) \
-		scripts/run-selftests $(RUN_PAIRS) $(RUN_ARGS)
+	@$(if $(KERNEL_CONFIG),scripts/check-kernel-config --quiet $(RUN_PAIRS) \
+		$(if $(MODULES),--oot) "$(KERNEL_CONFIG)" &&) \
+		scripts/run-selftests $(RUN_PAIRS) $(RUN_KERNEL) $(RUN_ARGS)
 
-.PHONY: run-baseline run-gpu
 run-baseline: $(RUN_DEPS)
-	@scripts/run-selftests --pairs virtio $(RUN_ARGS)
+	@scripts/run-selftests --pairs virtio $(RUN_KERNEL) $(RUN_ARGS)
 
-# The gpu pair (virtio-gpu VRAM): the GL QEMU (a trixie build root, scripts/build-qemu-gl)
-# and a kernel with kernel-config/gpu.config, then the devmem tests on that memory.
-GPU_CONFIGS := base devmem kunit vng gpu
-run-gpu: selftests image
-	@scripts/build-qemu-gl
-	@KERNEL_CONFIGS="$(GPU_CONFIGS)" scripts/build-kernel
-	@scripts/run-selftests --pairs gpu $(RUN_ARGS)
+# The gpu pair's builds: the GL QEMU (scripts/build-qemu --variant gl: a trixie build root)
+# and, unless KERNEL= names one, the kernel with kernel-config/gpu.config.
+gpu-build: selftests image
+	@scripts/build-qemu --variant gl
+	@$(if $(KERNEL),true,KERNEL_CONFIGS="$(GPU_CONFIGS)" scripts/build-kernel)
+
+run-gpu: gpu-build
+	@scripts/run-selftests --pairs gpu $(RUN_KERNEL) $(RUN_ARGS)
 
 check: build
 	@scripts/check
@@ -98,7 +132,6 @@ check-headers:
 	@scripts/check-headers
 
 # Debug-kernel run: KASAN/kmemleak/lockdep kernel, fault scenarios of tests/guest/debug.list.
-.PHONY: check-debug
 check-debug: fetch
 	@scripts/run-debug
 
@@ -115,7 +148,6 @@ bench: build
 
 # `make run` SOAK_RUNS times in a row, one table row each (out/soak-*.md): flakes show up.
 SOAK_RUNS ?= 10
-.PHONY: soak
 soak:
 	@scripts/soak --runs $(SOAK_RUNS)
 
@@ -142,7 +174,7 @@ oot-modules: fetch
 
 run-oot: oot-modules qemu selftests image
 	@scripts/run-selftests --kernel "$$(KERNEL_CONFIGS="$(OOT_CONFIGS)" scripts/build-kernel --print-image)" \
-		--modules "$$(scripts/build-oot-modules --print-dir)" $(filter-out --kernel $(KERNEL) --modules $(MODULES),$(RUN_ARGS))
+		--modules "$$(scripts/build-oot-modules --print-dir)" $(RUN_PAIRS) $(RUN_ARGS)
 
 qemu-args:
 	@scripts/run-vm --print-qemu-args $(QEMU_ARGS_OPTS)

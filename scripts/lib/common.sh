@@ -16,6 +16,21 @@ KERNEL_PKG=linux-source-7.2
 KERNEL_DEB_VERSION=${DEVMEM_LAB_KERNEL_DEB_VERSION:-7.2.13-1}
 KERNEL_SERIES=7.2
 
+# no_comma WHAT PATH: refuse (exit 2) a PATH with a comma: QEMU's option syntax
+# (-drive file=...,format=..., -chardev path=...) splits values at commas, so such a path
+# would be cut short or read as another option.
+no_comma() {
+    case "$2" in
+    *,*) echo "$(basename "$0"): error: $1 '$2' contains a comma, which QEMU's option syntax cannot carry (commas separate options); use a path without one (rename it, or a symlink to it)" >&2
+        exit 2 ;;
+    esac
+}
+# Paths that end up in QEMU options (the image, the tests disk, logs, pcaps): refused early.
+for _v in DEVMEM_LAB_CACHE DEVMEM_LAB_BUILD DEVMEM_LAB_OUT; do
+    [ -z "${!_v:-}" ] || no_comma "$_v" "${!_v}"
+done
+unset _v
+
 DL_T0=${DL_T0:-$(date +%s)}
 export DL_T0
 
@@ -207,55 +222,54 @@ tree_state() {
 }
 
 # sync_work_tree WHAT SRC WORK [KEEP...]: make WORK hold SRC's current sources, every run.
-# Changed files (size or mtime differ: git checkout, git am, editors that rename) are copied,
-# new files added, files gone from SRC removed. KEEP paths (files or dirs/, relative) belong
-# to the overlay and are neither copied nor removed. Files are copied, never hard linked
-# (and always replaced by a rename), so SRC is never written through and may live on another
-# filesystem. WORK/.devmem-lab-src-state holds tree_state of SRC (part of the build inputs).
+# Content decides, never mtimes: when SRC's state (tree_state) or the KEEP set changed since
+# the last complete sync, every file is compared by content (rsync --checksum) and only
+# files whose content differs are copied, with the current time as their mtime (so make and
+# ninja rebuild them even when SRC's copy is older than the object built from the old one:
+# a tree updated by tar, cp -p or rsync -a); unchanged files keep their mtimes. An unchanged
+# state skips the copy. New files are added, files gone from SRC removed. KEEP paths (files
+# or dirs/, relative) belong to the overlay and are neither copied nor removed. Files are
+# copied, never hard linked (and always replaced by a rename), so SRC is never written
+# through and may live on another filesystem. Interrupted at any point, the next run still
+# removes what SRC no longer has (the saved list names every file WORK may hold until the
+# sync completes). WORK/.devmem-lab-src-state holds tree_state of SRC (a build input).
 sync_work_tree() {
-    local what=$1 src=$2 work=$3 keep_re='^$' k list old
+    local what=$1 src=$2 work=$3 keep_re='^$' k list state stamp
     shift 3
     for k in "$@"; do keep_re="$keep_re|^$(printf '%s' "$k" | sed 's/[.[\*^$]/\\&/g')"; done
     [ -f "$work/.devmem-lab-work" ] || step "$what: creating work tree $work (a copy of $src)"
     mkdir -p "$work"
     list=$work/.devmem-lab-files
-    old=$list.old
-    if [ -f "$list" ]; then mv "$list" "$old"; else : >"$old"; fi
+    # (.old: the name an interrupted sync of earlier versions left the list under)
+    [ -f "$list" ] || { [ -f "$list.old" ] && mv "$list.old" "$list"; } || : >"$list"
+    state=$(tree_state "$src")
+    stamp=$(printf '%s\n%s\n' "$state" "$keep_re" | sha256sum | cut -c1-16)
+    if [ -f "$work/.devmem-lab-work" ] && [ "$(cat "$work/.devmem-lab-synced" 2>/dev/null)" = "$stamp" ]; then
+        return 0
+    fi
+    rm -f "$work/.devmem-lab-synced"
     tree_files "$src" | grep -zv -E "$keep_re" >"$list.new" || true
     [ -s "$list.new" ] || die "$what: no source files found in '$src'"
+    # Until this sync completes the list names the old and the new files: all WORK may hold.
+    LC_ALL=C sort -zu "$list" "$list.new" >"$list.tmp" && mv "$list.tmp" "$list"
     # Removed from SRC since the last run (and not the overlay's): remove from WORK.
-    LC_ALL=C comm -z -23 "$old" "$list.new" | grep -zv -E "$keep_re" |
+    LC_ALL=C comm -z -23 "$list" "$list.new" | grep -zv -E "$keep_re" |
         (cd "$work" && xargs -0 -r rm -f --) || true
-    if ! rsync -a --from0 --files-from="$list.new" --ignore-missing-args "$src/" "$work/" \
-            >"$work/.devmem-lab-sync.log" 2>&1; then
+    # Content decides (-c), and no -t: a copied file gets the current time as its mtime.
+    if ! rsync -rlpD -c --from0 --files-from="$list.new" --ignore-missing-args \
+            --out-format='%n' "$src/" "$work/" >"$work/.devmem-lab-sync.out" \
+            2>"$work/.devmem-lab-sync.log"; then
         cat "$work/.devmem-lab-sync.log" >&2
-        die "$what: could not copy '$src' to '$work' (disk full? set DEVMEM_LAB_BUILD to a roomier place)"
+        die_infra "$what: could not copy '$src' to '$work' (disk full? set DEVMEM_LAB_BUILD to a roomier place)"
     fi
-    # Git trees: files that differ between the last synced HEAD and this one, or from HEAD,
-    # or are untracked, are also compared by content: a replacement within the same second
-    # and of the same size would pass rsync's size+mtime check.
-    if is_git_tree "$src"; then
-        local head prev
-        head=$(git -C "$src" rev-parse -q --verify HEAD 2>/dev/null || true)
-        prev=$(cat "$work/.devmem-lab-src-head" 2>/dev/null || true)
-        {
-            [ -z "$prev" ] || [ -z "$head" ] || [ "$prev" = "$head" ] ||
-                git -C "$src" diff -z --name-only "$prev" "$head" 2>/dev/null || true
-            [ -z "$head" ] || git -C "$src" diff -z --name-only HEAD 2>/dev/null || true
-            git -C "$src" ls-files -z -o --exclude-standard
-        } | LC_ALL=C sort -zu | LC_ALL=C comm -z -12 - "$list.new" >"$list.changed" || true
-        if [ -s "$list.changed" ] && ! rsync -a -c --from0 --files-from="$list.changed" --ignore-missing-args \
-                "$src/" "$work/" >>"$work/.devmem-lab-sync.log" 2>&1; then
-            cat "$work/.devmem-lab-sync.log" >&2
-            die "$what: could not copy '$src' to '$work'"
-        fi
-        rm -f "$list.changed"
-        echo "$head" >"$work/.devmem-lab-src-head"
+    if [ -f "$work/.devmem-lab-work" ]; then
+        step "$what: $(grep -cv '/$' "$work/.devmem-lab-sync.out" || true) changed file(s) copied from $src"
     fi
     mv "$list.new" "$list"
-    rm -f "$old"
-    tree_state "$src" | write_if_changed "$work/.devmem-lab-src-state"
+    rm -f "$work/.devmem-lab-src-head"
+    printf '%s\n' "$state" | write_if_changed "$work/.devmem-lab-src-state"
     touch "$work/.devmem-lab-work"
+    echo "$stamp" >"$work/.devmem-lab-synced"
 }
 
 # build_dir_suffix SRC DEFAULT: "" for the fetched tree (keeps its build dirs' names),

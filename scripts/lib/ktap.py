@@ -21,8 +21,11 @@ As a module:
   read_known(path)      -> {(pair, test, case): reason} of a known-failures file
                            (tests/guest/known-failures.txt); ValueError on a bad line
 As a command (for shell callers):
-  ktap.py count FILE...          print 'P F S' (passed, failed, skipped) over the files,
-                                 and each failure on stderr; a short plan counts as a failure
+  ktap.py count FILE...          print 'P F S' (passed, failed, skipped) over the files'
+                                 top-level results, each failure on stderr; a file that
+                                 breaks KTAP's rules (ktap.py verdict: short plan, bail-out,
+                                 a failed subtest under "ok", numbering, no results) is one
+                                 more failure
   ktap.py merge OUT.tap FILE...  one strict TAP stream (numbered 1..N, with its plan) of all
                                  files' top-level results, prefixed with the file's name
   ktap.py junit OUT.xml FILE...  JUnit XML, one testsuite per file, one testcase per result,
@@ -36,8 +39,15 @@ As a command (for shell callers):
                                  unfinished or missing frame and short plans are failures
   ktap.py time LOG PAIR TEST     print the framed test's wall time in seconds (1 decimal)
   ktap.py tree FILE              print the parsed tree: plans, results, nested subtests
-  ktap.py failed FILE            exit 0 if FILE has a failure (or a short plan, a bail-out),
-                                 1 if not (like grep)
+  ktap.py verdict [--kselftest] FILE
+                                 print KTAP's verdict as kunit.py parse counts it:
+                                 'pass|fail|skip|error passed=N failed=N crashed=N
+                                 skipped=N errors=N', the broken rules on stderr; exit 0
+                                 for pass/skip, 1 otherwise. --kselftest: run_kselftest.sh's
+                                 "# " nesting counts (the program's cases), as ktap-report
+                                 reads a program; without it "# " lines are diagnostics
+  ktap.py failed FILE            exit 0 if FILE has a failure or breaks KTAP's rules (as
+                                 ktap.py verdict says), 1 if not (like grep)
   ktap.py known FILE             print the known-failures file's cases as PAIR|TEST|CASE
                                  words (for the guest's run-tests); exit 1 on a bad line
 """
@@ -107,6 +117,7 @@ class Stream:
         self.lines = []         # every line fed at this level (nested ones with their prefix)
         self.tail = []          # lines after the last result
         self.tail_children = None
+        self.extra_docs = 0     # version lines after a plan or result: more documents
 
     def counts(self):
         c = {'pass': 0, 'fail': 0, 'skip': 0}
@@ -133,12 +144,15 @@ def result_of(line):
     return Result(m.group(1), int(m.group(2) or 0), m.group(3).strip(), directive, reason, line)
 
 
-def _unnest(line):
-    """The line one nesting level down (KTAP: 4 spaces or a tab; kselftest: "# "), or None."""
+def _unnest(line, hashes=True):
+    """The line one nesting level down (KTAP: 4 spaces or a tab; kselftest: "# ", unless
+    hashes is False: KTAP's own rules, where "# " lines are diagnostics), or None."""
     if line.startswith('    '):
         return line[4:]
     if line.startswith('\t'):
         return line[1:]
+    if not hashes:
+        return None
     if line.startswith('# '):
         return line[2:]
     if line == '#':
@@ -146,16 +160,17 @@ def _unnest(line):
     return None
 
 
-def _sub(lines):
-    s = parse(lines)
-    return s if s.results or s.plan is not None else None
+def _sub(lines, hashes=True):
+    s = parse(lines, hashes)
+    return s if s.results or s.plan is not None or s.bail else None
 
 
-def parse(lines):
+def parse(lines, hashes=True):
     """A TAP or KTAP stream. Nested lines (indented by 4 spaces or a tab, or prefixed "# " as
-    run_kselftest.sh does) before a result are that result's subtests (Result.children) and,
-    as they were, its diagnostics (Result.diag). A second version line starts a new document
-    whose results follow on (see documents() to keep them apart)."""
+    run_kselftest.sh does, unless hashes is False) before a result are that result's
+    subtests (Result.children) and, as they were, its diagnostics (Result.diag). A second
+    version line starts a new document whose results follow on (Stream.extra_docs counts
+    them; see documents() to keep them apart)."""
     s = Stream()
     pending, child = [], []
     for raw in lines:
@@ -166,12 +181,14 @@ def parse(lines):
             s.name = s.name or m.group(1)
             pending.append(line)
             continue
-        inner = _unnest(line)
+        inner = _unnest(line, hashes)
         if inner is not None:
             child.append(inner)
             pending.append(line)
             continue
         if VERSION.match(line):
+            if s.results or s.plan is not None:
+                s.extra_docs += 1
             pending.append(line)
             continue
         m = PLAN.match(line)
@@ -179,12 +196,12 @@ def parse(lines):
             s.plan = int(m.group(1))
             continue
         if line.startswith('Bail out!'):
-            s.bail = line
+            s.bail = s.bail or line
             continue
         r = result_of(line)
         if r:
             r.diag = pending
-            r.children = _sub(child) if child else None
+            r.children = _sub(child, hashes) if child else None
             t = TIME.search(' '.join(pending[-3:]))
             if t:
                 r.time_ms = int(t.group(1))
@@ -194,8 +211,98 @@ def parse(lines):
         if line.strip():
             pending.append(line)
     s.tail = pending
-    s.tail_children = _sub(child) if child else None
+    s.tail_children = _sub(child, hashes) if child else None
     return s
+
+
+class Verdict:
+    """KTAP's verdict on a stream, counted as the kernel's kunit.py parse counts: each test
+    without subtests once (passed, failed, skipped), each subtest a plan promised and never
+    printed as crashed, a parent whose result is "not ok" although every subtest passed as
+    one more failure; errors: rules broken (numbers out of sequence, more results than the
+    plan, no tests at all, a bail-out, a second document)."""
+
+    def __init__(self):
+        self.passed = self.failed = self.crashed = self.skipped = self.errors = 0
+        self.problems = []
+
+    def total(self):
+        return self.passed + self.failed + self.crashed + self.skipped
+
+    def add(self, other):
+        for k in ('passed', 'failed', 'crashed', 'skipped', 'errors'):
+            setattr(self, k, getattr(self, k) + getattr(other, k))
+        self.problems += other.problems
+
+    def add_status(self, status):
+        if status == 'pass':
+            self.passed += 1
+        elif status == 'skip':
+            self.skipped += 1
+        else:
+            self.failed += 1
+
+    def error(self, what):
+        self.errors += 1
+        self.problems.append(what)
+
+    @property
+    def verdict(self):
+        """fail (a test failed or crashed), error (no test failed, but the document broke a
+        rule or ran nothing), pass, or skip (only skips)."""
+        if self.failed or self.crashed:
+            return 'fail'
+        if self.errors or not self.total():
+            return 'error'
+        return 'pass' if self.passed else 'skip'
+
+    def summary(self):
+        return (f'{self.verdict} passed={self.passed} failed={self.failed} '
+                f'crashed={self.crashed} skipped={self.skipped} errors={self.errors}')
+
+
+def judge(stream, where='', top=True):
+    """The Verdict of a parsed Stream (parse(lines, hashes=False) for KTAP's own rules; with
+    kselftest's "# " nesting the program's cases count too)."""
+    v = Verdict()
+    at = f'{where}: ' if where else ''
+    for i, r in enumerate(stream.results, 1):
+        name = r.name or f'#{r.num}'
+        if r.num != i:
+            v.error(f'{at}result "{name}" is numbered {r.num}, expected {i}')
+        if stream.plan is not None and i > stream.plan:
+            v.error(f'{at}result {i} "{name}" is beyond the plan 1..{stream.plan}')
+        sub = judge(r.children, (where + '.' if where else '') + name, False) \
+            if r.children else None
+        if sub is None or not sub.total():
+            if sub is not None:
+                v.errors += sub.errors
+                v.problems += sub.problems
+            v.add_status(r.status)
+            continue
+        v.add(sub)
+        if r.status == 'fail' and not (sub.failed or sub.crashed):
+            v.failed += 1           # "not ok" parent of passing subtests
+    if stream.plan is not None and len(stream.results) < stream.plan:
+        n = stream.plan - len(stream.results)
+        v.crashed += n
+        v.errors += n
+        v.problems.append(f'{at}plan 1..{stream.plan} but {len(stream.results)} results')
+    if stream.bail:
+        v.error(f'{at}{stream.bail}')
+        if not (v.failed or v.crashed):
+            v.failed += 1           # a bail-out is the program giving up: a failure
+    if stream.extra_docs:
+        v.error(f'{at}{stream.extra_docs + 1} documents in one stream (version line after '
+                'a plan or result)')
+    if top and not stream.results and not v.crashed:
+        v.error('no test results')
+    return v
+
+
+def verdict_of(lines, hashes=False):
+    """The Verdict of a whole file's lines (KTAP's rules unless hashes)."""
+    return judge(parse(lines, hashes))
 
 
 def documents(lines):
@@ -251,6 +358,8 @@ class Frame:
         self.ms = 0
         self.why = ''           # for unfinished frames
         self.attempt = 1        # 2: the guest's retry of a failed program ('retry' line)
+        self.retry_line = ''    # that '# devmem-lab: retry' line
+        self.begin = self.end = ''
 
 
 def frames(lines):
@@ -258,8 +367,15 @@ def frames(lines):
     log: the '# devmem-lab: begin PAIR TEST' ... 'end PAIR TEST rc=N time_ms=M' frames."""
     out, setup_failed, not_installed = [], {}, set()
     cur = retry = None
+    pad = ''
     for raw in lines:
         line = clean(raw)
+        # ktap-report's one-document output.log nests each frame 4 spaces deep: undo it.
+        if pad and line.startswith(pad):
+            line = line[len(pad):]
+        elif line.startswith(' ') and BEGIN.match(line.lstrip()):
+            pad = line[:len(line) - len(line.lstrip())]
+            line = line.lstrip()
         m = SETUP_FAIL.match(line)
         if m:
             setup_failed[m.group(1)] = m.group(2) or 'setup-net failed'
@@ -270,7 +386,7 @@ def frames(lines):
             continue
         m = RETRY.match(line)
         if m:
-            retry = (m.group(1), m.group(2))
+            retry = (m.group(1), m.group(2), line)
             continue
         m = BEGIN.match(line)
         if m:
@@ -278,13 +394,15 @@ def frames(lines):
                 cur.why = 'a new test began before this one ended'
                 out.append(cur)
             cur = Frame(m.group(1), m.group(2))
-            if retry == (cur.pair, cur.test):
-                cur.attempt = 2
+            cur.begin = line
+            if retry and retry[:2] == (cur.pair, cur.test):
+                cur.attempt, cur.retry_line = 2, retry[2]
             retry = None
             continue
         m = END.match(line)
         if m and cur:
             cur.rc, cur.ms = int(m.group(3)), int(m.group(4) or 0)
+            cur.end = line
             out.append(cur)
             cur = None
             continue
@@ -571,16 +689,22 @@ def main(argv):
     if cmd == 'count':
         p = f = k = 0
         for path in args:
-            s = _read(path)
+            # KTAP's rules ("# " lines are diagnostics: a failed test's output shown that
+            # way is not read as results); top-level results counted.
+            with open(path, errors='replace') as fh:
+                s = parse(fh, hashes=False)
             for r in s.results:
                 if r.status == 'fail':
                     print(f'  FAIL: {os.path.basename(path)}: {r.name} {r.reason}'.rstrip(),
                           file=sys.stderr)
             c = s.counts()
             p, f, k = p + c['pass'], f + c['fail'], k + c['skip']
-            if s.short_plan() or s.bail:
-                print(f'  FAIL: {path}: ' + (s.bail or
-                      f'plan 1..{s.plan} but {len(s.results)} results'), file=sys.stderr)
+            v = judge(s)
+            if v.verdict in ('fail', 'error') and not c['fail'] or s.short_plan() or s.bail:
+                # a short plan, a bail-out, a failed subtest under an "ok", numbers out
+                # of sequence, a second document, no results at all: one more failure
+                print(f'  FAIL: {path}: ' + '; '.join(v.problems[:3] or ['a subtest failed']),
+                      file=sys.stderr)
                 f += 1
         print(p, f, k)
         return 0
@@ -619,10 +743,20 @@ def main(argv):
         return 0 if hits else 1
     if cmd == 'failed' and len(args) == 1:
         try:
-            st = _read(args[0])
+            with open(args[0], errors='replace') as fh:
+                v = verdict_of(fh)
         except FileNotFoundError:
             return 1
-        return 0 if st.counts()['fail'] or st.short_plan() or st.bail else 1
+        return 0 if v.verdict in ('fail', 'error') else 1
+    if cmd == 'verdict' and args and len(args) <= 2 and args[-1] != '--kselftest':
+        hashes = args[0] == '--kselftest'
+        if hashes:
+            args = args[1:]
+        v = verdict_of(open(args[0], errors='replace'), hashes)
+        print(v.summary())
+        for p in v.problems[:20]:
+            print(f'  {p}', file=sys.stderr)
+        return {'pass': 0, 'skip': 0}.get(v.verdict, 1)
     if cmd == 'tree' and len(args) == 1:
         print('\n'.join(tree(_read(args[0]))))
         return 0

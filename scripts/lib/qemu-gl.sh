@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
-# The GL variant of QEMU (scripts/build-qemu-gl, scripts/qemu-gl): its Debian build root
+# The GL variant of QEMU (scripts/build-qemu --variant gl, scripts/qemu-gl): its Debian build root
 # and a way to run a command inside it. Sourced after common.sh, not run.
 
 GLROOT_SUITE=${QEMU_GL_SUITE:-trixie}
@@ -22,7 +22,7 @@ glroot_cmd() {
     while [ $# -gt 0 ] && [ "$1" != -- ]; do binds+=("$1"); shift; done
     [ $# -gt 1 ] || die "glroot_cmd: no command"
     shift
-    [ -d "$GLROOT/usr/bin" ] || die "no GL build root at $GLROOT: run scripts/build-qemu-gl"
+    [ -d "$GLROOT/usr/bin" ] || die "no GL build root at $GLROOT: run scripts/build-qemu --variant gl"
     mkdir -p "$GLROOT_MNT"
     export GLROOT_ENV=${GLROOT_ENV:-}
     # shellcheck disable=SC2016

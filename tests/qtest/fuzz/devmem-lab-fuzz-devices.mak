@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
-# devmem-lab sanitizer build (scripts/build-fuzz): the x86_64 devices it has
+# devmem-lab sanitizer build (scripts/build-qemu --variant fuzz): the x86_64 devices it has
 # (configure --without-default-devices --with-devices-x86_64=devmem-lab-fuzz).
 # scripts/overlay-qemu copies this file to
 # configs/devices/x86_64-softmmu/devmem-lab-fuzz.mak in the QEMU work tree.

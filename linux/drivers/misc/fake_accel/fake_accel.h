@@ -15,7 +15,6 @@
 #include <linux/types.h>
 #include <uapi/misc/fake_accel.h>
 
-#include "fake_accel_compat.h"
 #include "fake_accel_regs.h"
 
 struct dma_buf;
@@ -44,6 +43,8 @@ struct faccel_dev {
 	struct list_head bufs;
 	unsigned int nr_bufs;
 	bool gone;
+	/* between PCI reset_prepare and reset_done: no new work, no MMIO */
+	bool resetting;
 	/*
 	 * In faccel_gone once removed, until the last reference goes: its
 	 * buffers may still be mapped by static importers (devmem TCP), so
@@ -75,6 +76,8 @@ struct faccel_buf {
 };
 
 extern struct mutex faccel_gone_lock;
+/* module parameter allow_static_importers (fake_accel_dmabuf.c) */
+extern bool faccel_allow_static_importers;
 
 /* dma-buf exporter (fake_accel_dmabuf.c) */
 struct faccel_buf *faccel_buf_create(struct faccel_dev *fdev, size_t size);

@@ -27,16 +27,18 @@
  * The dma-buf P2P contract (vfio-pci follows it) is to export MMIO only to
  * importers that declare peer2peer and can be revoked (invalidate_mappings).
  * devmem TCP is neither: it attaches statically (dma_buf_attach()) and keeps
- * its mapping until its owner unbinds it. This lab driver exists to let it
- * reach BAR memory, so by default it deviates from the contract and accepts
- * such importers; a revoke (reset, unbind) then cannot stop their DMA (see
- * the quarantine in fake_accel_main.c). With allow_static_importers=0 they
- * are refused, as vfio-pci refuses them.
+ * its mapping until its owner unbinds it. By default they are refused, as
+ * vfio-pci refuses them. This lab driver exists to let devmem TCP reach BAR
+ * memory, so allow_static_importers=1 (devmem-lab's guests set it on the
+ * kernel command line) accepts such importers, a deviation from the
+ * contract: a revoke (reset, unbind) then cannot stop their DMA (see the
+ * quarantine in fake_accel_main.c).
  */
-static bool allow_static_importers = true;
-module_param(allow_static_importers, bool, 0644);
+bool faccel_allow_static_importers;
+module_param_named(allow_static_importers, faccel_allow_static_importers, bool,
+		   0644);
 MODULE_PARM_DESC(allow_static_importers,
-		 "Export BAR2 to importers that are not peer2peer or cannot be revoked, such as devmem TCP (default: Y; a deviation from the dma-buf P2P contract)");
+		 "Also export BAR2 to importers that are not peer2peer or cannot be revoked, such as devmem TCP (default: N; Y deviates from the dma-buf P2P contract)");
 
 static int faccel_dmabuf_attach(struct dma_buf *dmabuf,
 				struct dma_buf_attachment *attach)
@@ -48,17 +50,18 @@ static int faccel_dmabuf_attach(struct dma_buf *dmabuf,
 	mutex_lock(&fdev->lock);
 	if (fdev->gone || READ_ONCE(buf->revoked)) {
 		ret = -ENODEV;
-	} else if (!faccel_importer_p2p_revocable(attach) &&
-		   !READ_ONCE(allow_static_importers)) {
+	} else if (!(attach->peer2peer && dma_buf_attach_revocable(attach)) &&
+		   !READ_ONCE(faccel_allow_static_importers)) {
 		dev_warn_ratelimited(&fdev->pdev->dev,
 				     "refusing dma-buf attach from %s %s: not a revocable peer2peer importer (fake_accel.allow_static_importers=0)\n",
 				     dev_driver_string(attach->dev),
 				     dev_name(attach->dev));
 		ret = -EOPNOTSUPP;
 	} else if (pci_p2pdma_distance(fdev->pdev, attach->dev, true) < 0) {
-		dev_warn(&fdev->pdev->dev,
-			 "refusing dma-buf attach from %s %s: it cannot reach BAR2 by PCI peer-to-peer DMA (put both devices behind one PCIe switch)\n",
-			 dev_driver_string(attach->dev), dev_name(attach->dev));
+		dev_warn_ratelimited(&fdev->pdev->dev,
+				     "refusing dma-buf attach from %s %s: it cannot reach BAR2 by PCI peer-to-peer DMA (put both devices behind one PCIe switch)\n",
+				     dev_driver_string(attach->dev),
+				     dev_name(attach->dev));
 		ret = -EREMOTEIO;
 	}
 	mutex_unlock(&fdev->lock);
@@ -69,18 +72,22 @@ static struct sg_table *faccel_dmabuf_map(struct dma_buf_attachment *attach,
 					  enum dma_data_direction dir)
 {
 	struct faccel_buf *buf = attach->dmabuf->priv;
+	struct phys_vec vec;
 	struct sg_table *sgt;
 
 	dma_resv_assert_held(attach->dmabuf->resv);
 	if (buf->revoked)
 		return ERR_PTR(-ENODEV);
 
-	sgt = faccel_map_range(attach, buf->fdev->provider, buf->phys, buf->size,
-			       dir);
+	vec.paddr = buf->phys;
+	vec.len = buf->size;
+	sgt = dma_buf_phys_vec_to_sgt(attach, buf->fdev->provider, &vec, 1,
+				      buf->size, dir);
 	if (IS_ERR(sgt)) {
-		dev_warn(&buf->fdev->pdev->dev,
-			 "cannot map BAR2 range %#llx+%#zx for %s: %pe\n",
-			 buf->offset, buf->size, dev_name(attach->dev), sgt);
+		dev_warn_ratelimited(&buf->fdev->pdev->dev,
+				     "cannot map BAR2 range %#llx+%#zx for %s: %pe\n",
+				     buf->offset, buf->size,
+				     dev_name(attach->dev), sgt);
 		return sgt;
 	}
 	buf->nr_maps++;
@@ -98,7 +105,7 @@ static void faccel_dmabuf_unmap(struct dma_buf_attachment *attach,
 	 * 7.2 leaks the scatterlist array here; the fix is in dma-buf itself,
 	 * linux/tools/patches/0004, not a workaround in every exporter.)
 	 */
-	faccel_unmap_range(attach, sgt, dir);
+	dma_buf_free_sgt(attach, sgt, dir);
 	buf->nr_maps--;
 }
 
@@ -297,7 +304,7 @@ unsigned int faccel_revoke_all(struct faccel_dev *fdev, unsigned int *maps)
 		dma_resv_lock(buf->dmabuf->resv, NULL);
 		WRITE_ONCE(buf->revoked, true);
 		*maps += buf->nr_maps;
-		faccel_revoke_mappings(buf->dmabuf);
+		dma_buf_invalidate_mappings(buf->dmabuf);
 		dma_resv_unlock(buf->dmabuf->resv);
 		unmap_mapping_range(file->f_mapping, 0, 0, 1);
 		fput(file);

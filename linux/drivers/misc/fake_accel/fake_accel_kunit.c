@@ -96,12 +96,23 @@ static void faccel_test_uapi_layout(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, FACCEL_IOCTL_FAULT, 0xc018fa04);
 }
 
+/*
+ * Revocation needs dynamic importers: static ones (devmem TCP) are refused
+ * unless allow_static_importers=1 is given (boot with it and this fails).
+ */
+static void faccel_test_static_importers_default(struct kunit *test)
+{
+	KUNIT_EXPECT_FALSE_MSG(test, READ_ONCE(faccel_allow_static_importers),
+			       "static importers must be refused by default");
+}
+
 static struct kunit_case faccel_test_cases[] = {
 	KUNIT_CASE(faccel_test_alloc_size),
 	KUNIT_CASE(faccel_test_engine_cmd),
 	KUNIT_CASE(faccel_test_range_ok),
 	KUNIT_CASE(faccel_test_fault_pfn),
 	KUNIT_CASE(faccel_test_uapi_layout),
+	KUNIT_CASE(faccel_test_static_importers_default),
 	{}
 };
 

@@ -139,6 +139,22 @@ static void faccel_revoke(struct faccel_dev *fdev, const char *why)
 			 why, n, maps);
 }
 
+/*
+ * Whether the device takes requests now; fdev->lock held. Not once removed
+ * (-ENODEV), nor while the PCI core resets it (-EBUSY: a buffer made or a
+ * command run then would meet a device that is not there, and the reset
+ * revokes nothing made after reset_prepare; try again once it is done).
+ */
+static int faccel_usable(struct faccel_dev *fdev)
+{
+	lockdep_assert_held(&fdev->lock);
+	if (fdev->gone)
+		return -ENODEV;
+	if (fdev->resetting)
+		return -EBUSY;
+	return 0;
+}
+
 static int faccel_open(struct inode *inode, struct file *file)
 {
 	struct faccel_dev *fdev = container_of(file->private_data,
@@ -159,11 +175,13 @@ static int faccel_release(struct inode *inode, struct file *file)
 static long faccel_ioctl_info(struct faccel_dev *fdev, void __user *uarg)
 {
 	struct faccel_info info = {};
+	int ret;
 
 	mutex_lock(&fdev->lock);
-	if (fdev->gone) {
+	ret = faccel_usable(fdev);
+	if (ret) {
 		mutex_unlock(&fdev->lock);
-		return -ENODEV;
+		return ret;
 	}
 	info.mem_size = fdev->mem_size;
 	info.mem_free = gen_pool_avail(fdev->pool);
@@ -195,7 +213,8 @@ static long faccel_ioctl_alloc(struct faccel_dev *fdev, void __user *uarg)
 		return fd;
 
 	mutex_lock(&fdev->lock);
-	buf = fdev->gone ? ERR_PTR(-ENODEV) : faccel_buf_create(fdev, size);
+	ret = faccel_usable(fdev);
+	buf = ret ? ERR_PTR(ret) : faccel_buf_create(fdev, size);
 	mutex_unlock(&fdev->lock);
 	if (IS_ERR(buf)) {
 		put_unused_fd(fd);
@@ -210,7 +229,7 @@ static long faccel_ioctl_alloc(struct faccel_dev *fdev, void __user *uarg)
 		dma_buf_put(buf->dmabuf);
 		return -EFAULT;
 	}
-	faccel_fd_install(buf->dmabuf, fd);
+	dma_buf_fd_install(buf->dmabuf, fd);
 	return 0;
 }
 
@@ -251,9 +270,9 @@ static long faccel_ioctl_engine(struct faccel_dev *fdev, void __user *uarg)
 	}
 
 	mutex_lock(&fdev->lock);
-	if (fdev->gone) {
+	ret = faccel_usable(fdev);
+	if (ret) {
 		mutex_unlock(&fdev->lock);
-		ret = -ENODEV;
 		goto out_put;
 	}
 	writel(lower_32_bits(src), fdev->regs + FACCEL_REG_ENG_SRC_LO);
@@ -285,6 +304,7 @@ static long faccel_ioctl_fault(struct faccel_dev *fdev, void __user *uarg)
 {
 	struct faccel_fault req;
 	u32 ctrl;
+	int ret;
 
 	if (copy_from_user(&req, uarg, sizeof(req)))
 		return -EFAULT;
@@ -292,9 +312,10 @@ static long faccel_ioctl_fault(struct faccel_dev *fdev, void __user *uarg)
 		return -EINVAL;
 
 	mutex_lock(&fdev->lock);
-	if (fdev->gone) {
+	ret = faccel_usable(fdev);
+	if (ret) {
 		mutex_unlock(&fdev->lock);
-		return -ENODEV;
+		return ret;
 	}
 	writel(0, fdev->regs + FACCEL_REG_FAULT_CTRL);
 	req.hits = readl(fdev->regs + FACCEL_REG_FAULT_HITS);
@@ -317,10 +338,13 @@ static long faccel_ioctl_fault(struct faccel_dev *fdev, void __user *uarg)
 
 static long faccel_ioctl_reset(struct faccel_dev *fdev)
 {
+	int ret;
+
 	mutex_lock(&fdev->lock);
-	if (fdev->gone) {
+	ret = faccel_usable(fdev);
+	if (ret) {
 		mutex_unlock(&fdev->lock);
-		return -ENODEV;
+		return ret;
 	}
 	faccel_revoke(fdev, "reset requested");
 	writel(FACCEL_CTRL_RESET, fdev->regs + FACCEL_REG_CTRL);
@@ -341,9 +365,17 @@ static long faccel_ioctl(struct file *file, unsigned int cmd,
 		return faccel_ioctl_alloc(fdev, uarg);
 	case FACCEL_IOCTL_ENGINE:
 		return faccel_ioctl_engine(fdev, uarg);
+	/*
+	 * Device-wide: a reset revokes every user's buffers, a fault window
+	 * breaks every user's DMA. Opening the node (mode 0600) is not enough.
+	 */
 	case FACCEL_IOCTL_RESET:
+		if (!capable(CAP_SYS_ADMIN))
+			return -EPERM;
 		return faccel_ioctl_reset(fdev);
 	case FACCEL_IOCTL_FAULT:
+		if (!capable(CAP_SYS_ADMIN))
+			return -EPERM;
 		return faccel_ioctl_fault(fdev, uarg);
 	}
 	return -ENOTTY;
@@ -403,7 +435,8 @@ static int faccel_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	fdev->regs = regs;
 	fdev->mem_phys = pci_resource_start(pdev, FACCEL_BAR_MEM);
 	fdev->mem_size = reg_size;
-	fdev->provider = faccel_p2p_provider(pdev, FACCEL_BAR_MEM, &ret);
+	ret = pcim_p2pdma_init(pdev);
+	fdev->provider = ret ? NULL : pcim_p2pdma_provider(pdev, FACCEL_BAR_MEM);
 	if (!fdev->provider) {
 		dev_err(&pdev->dev, "P2PDMA provider for BAR2 failed: %d\n",
 			ret);
@@ -482,6 +515,7 @@ static void faccel_reset_prepare(struct pci_dev *pdev)
 	struct faccel_dev *fdev = pci_get_drvdata(pdev);
 
 	mutex_lock(&fdev->lock);
+	fdev->resetting = true;
 	faccel_revoke(fdev, "device reset");
 	mutex_unlock(&fdev->lock);
 }
@@ -491,6 +525,7 @@ static void faccel_reset_done(struct pci_dev *pdev)
 	struct faccel_dev *fdev = pci_get_drvdata(pdev);
 
 	mutex_lock(&fdev->lock);
+	fdev->resetting = false;
 	dev_info(&pdev->dev, "reset done (reset count %u)\n",
 		 readl(fdev->regs + FACCEL_REG_RESET_COUNT));
 	mutex_unlock(&fdev->lock);

@@ -121,6 +121,26 @@ static_assert(offsetof(struct dmnic_tx_cmpl, flags) == DMNIC_TXC_FLAGS);
 
 struct dmnic;
 
+/*
+ * The device's own counters (spec: per-queue and global counters), which
+ * a device reset clears: what they held before each reset is added up in
+ * struct dmnic's hw_base_*, so the driver reports them monotonic.
+ */
+struct dmnic_hw_qstats {
+	u64 rx_drop_nobuf;	/* Q_RX_DROP_NOBUF: no buffers (overruns) */
+	u64 rx_drop_disabled;	/* Q_RX_DROP_DISABLED: queue off or in error */
+	u64 rx_csum_bad;	/* Q_RX_CSUM_BAD */
+	u64 rx_errors;		/* Q_RX_ERRORS: a direction stopped on an error */
+	u64 tx_errors;		/* Q_TX_ERRORS */
+};
+
+struct dmnic_hw_gstats {
+	u64 rx_drop_rule;	/* G_RX_DROP_RULE: a drop rule */
+	u64 rx_drop_badq;	/* G_RX_DROP_BADQ: steered to a missing queue */
+	u64 rx_drop_link;	/* G_RX_DROP_LINK: link down */
+	u64 rx_runt;		/* G_RX_RUNT: shorter than 14 bytes */
+};
+
 struct dmnic_tx_stats {
 	u64 packets;
 	u64 bytes;
@@ -149,7 +169,7 @@ struct dmnic_rx_stats {
 /* What the TX completion path must do with one descriptor's buffer. */
 struct dmnic_tx_buf {
 	struct sk_buff *skb;	/* on the packet's last descriptor only */
-	dma_addr_t dma;		/* 0 when nothing to unmap (net_iov frags) */
+	DEFINE_DMA_UNMAP_ADDR(dma);	/* 0: nothing to unmap (net_iov) */
 	u32 len;
 	bool single;		/* mapped with dma_map_single (linear part) */
 	netmem_ref xdp_netmem;	/* XDP_TX: page pool buffer to recycle */
@@ -190,6 +210,7 @@ struct dmnic_bufq {
 	u32 buf_size;		/* bytes per buffer (truesize) */
 	u32 headroom;		/* the device writes from this offset on */
 	u32 post_len;		/* length posted to the device */
+	bool dry;		/* the last refill ran out of buffers */
 };
 
 /*
@@ -211,6 +232,7 @@ struct dmnic_rx_queue {
 	struct xdp_rxq_info xdp_rxq;
 	struct sk_buff *skb;	/* packet being assembled across completions */
 	bool skb_bad;		/* drop the packet being assembled at EOP */
+	bool skb_nomem;		/* ... for want of an skb (in alloc_fail) */
 	/* XDP queues assemble an xdp_buff instead: header buffer + frags */
 	struct xdp_buff xbuf;
 	netmem_ref xbuf_hdr;	/* its header buffer, 0 if none */
@@ -311,6 +333,11 @@ struct dmnic {
 	seqlock_t stats_lock;
 	struct dmnic_rx_stats base_rx;
 	struct dmnic_tx_stats base_tx;
+	/* device counters before the last reset (under @stats_lock) */
+	struct dmnic_hw_qstats hw_base_q[DMNIC_MAX_QUEUES];
+	struct dmnic_hw_gstats hw_base_g;
+	/* between PCI reset_prepare and reset_done: do not read the device */
+	bool hw_stats_frozen;
 };
 
 bool dmnic_hds_want(bool hds_enabled, bool hds_cfg_on, bool xdp,
@@ -408,6 +435,9 @@ void dmnic_rule_encode(const struct dmnic_rule *rule,
 		       struct dmnic_rule_regs *regs);
 bool dmnic_rule_same_match(const struct dmnic_rule *a,
 			   const struct dmnic_rule *b);
+int dmnic_rss_rules_conflict(const struct dmnic_rule *rules,
+			     unsigned int nrules, u32 ctx, const u32 *indir,
+			     unsigned int indir_size, unsigned int num_queues);
 int dmnic_rss_hash_type(u32 flow_type);
 u32 dmnic_rss_hf_default(int type);
 u64 dmnic_rss_hf_to_rxh(u32 hf);
@@ -420,6 +450,11 @@ void dmnic_schedule_reset(struct dmnic *dm);
 
 /* devmem_nic_netdev.c */
 void dmnic_netdev_init(struct dmnic *dm);
+void dmnic_hw_stats_freeze(struct dmnic *dm);
+void dmnic_hw_stats_thaw(struct dmnic *dm);
+void dmnic_hw_qstats_get(struct dmnic *dm, unsigned int q,
+			 struct dmnic_hw_qstats *hq);
+void dmnic_hw_gstats_get(struct dmnic *dm, struct dmnic_hw_gstats *hg);
 void dmnic_rss_default(struct dmnic *dm);
 void dmnic_rss_write(struct dmnic *dm);
 void dmnic_hds_thresh_write(struct dmnic *dm);

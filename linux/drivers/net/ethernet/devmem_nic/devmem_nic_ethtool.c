@@ -59,6 +59,7 @@ static int dmnic_set_ringparam(struct net_device *netdev,
 	struct dmnic *dm = netdev_priv(netdev);
 	u32 rx = ring->rx_pending, tx = ring->tx_pending;
 	bool hds, old_active, old_cfg_on = dm->hds_cfg_on;
+	u32 old_thresh = dm->hds_thresh;
 	int err;
 
 	if (ring->rx_mini_pending || ring->rx_jumbo_pending) {
@@ -98,9 +99,17 @@ static int dmnic_set_ringparam(struct net_device *netdev,
 		return 0;
 	}
 
+	/* The new queues program dm->hds_thresh; on failure the old ones,
+	 * if restarted, and ethtool -g must see the old value.
+	 */
 	err = dmnic_reconfigure(dm, dm->num_queues, rx, tx, hds);
-	if (err)
+	if (err) {
 		dm->hds_cfg_on = old_cfg_on;
+		dm->hds_thresh = old_thresh;
+		/* old queues restarted by the failed rebuild took the new one */
+		if (netif_running(netdev) && netif_device_present(netdev))
+			dmnic_hds_thresh_write(dm);
+	}
 	return err;
 }
 
@@ -482,6 +491,52 @@ static int dmnic_rule_rss_check(struct dmnic *dm, u32 ctx, u64 base)
 	return 0;
 }
 
+/*
+ * Whether indirection table @indir may replace that of RSS context @ctx:
+ * every flow rule to the context adds its base queue to the entries, and
+ * the sum must stay a queue (the device drops frames to a queue it does
+ * not have). Returns the location of the first rule it would break, or -1.
+ */
+int dmnic_rss_rules_conflict(const struct dmnic_rule *rules,
+			     unsigned int nrules, u32 ctx, const u32 *indir,
+			     unsigned int indir_size, unsigned int num_queues)
+{
+	unsigned int i, loc;
+	u32 max = 0;
+
+	for (i = 0; i < indir_size; i++)
+		max = max(max, indir[i]);
+	for (loc = 0; loc < nrules; loc++) {
+		const struct dmnic_rule *r = &rules[loc];
+
+		if (!r->valid || !r->rss || r->rss_ctx != ctx ||
+		    r->ring_cookie == RX_CLS_FLOW_DISC)
+			continue;
+		if (ethtool_get_flow_spec_ring(r->ring_cookie) + max >=
+		    num_queues)
+			return loc;
+	}
+	return -1;
+}
+
+static int dmnic_rss_indir_check(struct dmnic *dm, u32 ctx, const u32 *indir,
+				 struct netlink_ext_ack *extack)
+{
+	int loc;
+
+	if (!indir)
+		return 0;
+	loc = dmnic_rss_rules_conflict(dm->rules, DMNIC_NUM_RULES, ctx, indir,
+				       DMNIC_RSS_INDIR_SIZE, dm->num_queues);
+	if (loc < 0)
+		return 0;
+	NL_SET_ERR_MSG_FMT_MOD(extack,
+			       "flow rule %d adds its base queue %llu to this table: queue out of range",
+			       loc,
+			       ethtool_get_flow_spec_ring(dm->rules[loc].ring_cookie));
+	return -EBUSY;
+}
+
 static int dmnic_add_rule(struct dmnic *dm, struct ethtool_rxnfc *cmd)
 {
 	struct ethtool_rx_flow_spec *fs = &cmd->fs;
@@ -620,6 +675,9 @@ static int dmnic_set_rxfh(struct net_device *netdev,
 	int err;
 
 	err = dmnic_rss_hash_check(dm, rxfh, extack);
+	if (err)
+		return err;
+	err = dmnic_rss_indir_check(dm, 0, rxfh->indir, extack);
 	if (err)
 		return err;
 	if (rxfh->input_xfrm != RXH_XFRM_NO_CHANGE)
@@ -829,6 +887,9 @@ static int dmnic_modify_rxfh_context(struct net_device *netdev,
 		NL_SET_ERR_MSG_MOD(extack, "key and input_xfrm are device wide");
 		return -EOPNOTSUPP;
 	}
+	err = dmnic_rss_indir_check(dm, id, rxfh->indir, extack);
+	if (err)
+		return err;
 	if (rxfh->indir) {
 		memcpy(dm->rss_ctx_indir[id], rxfh->indir,
 		       sizeof(dm->rss_ctx_indir[id]));
@@ -869,8 +930,23 @@ static const char dmnic_tx_stat_names[][ETH_GSTRING_LEN] = {
 	"xdp_tx",
 };
 
+/* The device's own counters, kept across resets (struct dmnic_hw_*). */
+static const char dmnic_global_stat_names[][ETH_GSTRING_LEN] = {
+	"hw_rx_drop_rule", "hw_rx_drop_badq", "hw_rx_drop_link", "hw_rx_runt",
+	"rx_queue_restarts", "tx_queue_restarts",
+};
+
+/* "rx" or "tx", queue number, then the name */
+static const char dmnic_hw_q_stat_names[][ETH_GSTRING_LEN] = {
+	"rx_hw_drop_nobuf", "rx_hw_drop_disabled", "rx_hw_csum_bad",
+	"rx_hw_errors", "tx_hw_errors",
+};
+
 #define DMNIC_RX_NSTATS ARRAY_SIZE(dmnic_rx_stat_names)
 #define DMNIC_TX_NSTATS ARRAY_SIZE(dmnic_tx_stat_names)
+#define DMNIC_G_NSTATS ARRAY_SIZE(dmnic_global_stat_names)
+#define DMNIC_HWQ_NSTATS ARRAY_SIZE(dmnic_hw_q_stat_names)
+#define DMNIC_Q_NSTATS (DMNIC_RX_NSTATS + DMNIC_TX_NSTATS + DMNIC_HWQ_NSTATS)
 
 static int dmnic_get_sset_count(struct net_device *netdev, int sset)
 {
@@ -878,7 +954,7 @@ static int dmnic_get_sset_count(struct net_device *netdev, int sset)
 
 	if (sset != ETH_SS_STATS)
 		return -EOPNOTSUPP;
-	return dm->max_queues * (DMNIC_RX_NSTATS + DMNIC_TX_NSTATS);
+	return DMNIC_G_NSTATS + dm->max_queues * DMNIC_Q_NSTATS;
 }
 
 static void dmnic_get_strings(struct net_device *netdev, u32 sset, u8 *data)
@@ -888,11 +964,16 @@ static void dmnic_get_strings(struct net_device *netdev, u32 sset, u8 *data)
 
 	if (sset != ETH_SS_STATS)
 		return;
+	for (i = 0; i < DMNIC_G_NSTATS; i++)
+		ethtool_puts(&data, dmnic_global_stat_names[i]);
 	for (q = 0; q < dm->max_queues; q++) {
 		for (i = 0; i < DMNIC_RX_NSTATS; i++)
 			ethtool_sprintf(&data, "rx%u_%s", q, dmnic_rx_stat_names[i]);
 		for (i = 0; i < DMNIC_TX_NSTATS; i++)
 			ethtool_sprintf(&data, "tx%u_%s", q, dmnic_tx_stat_names[i]);
+		for (i = 0; i < DMNIC_HWQ_NSTATS; i++)
+			ethtool_sprintf(&data, "%.2s%u_%s", dmnic_hw_q_stat_names[i],
+					q, dmnic_hw_q_stat_names[i] + 3);
 	}
 }
 
@@ -900,18 +981,28 @@ static void dmnic_get_ethtool_stats(struct net_device *netdev,
 				    struct ethtool_stats *stats, u64 *data)
 {
 	struct dmnic *dm = netdev_priv(netdev);
+	struct dmnic_hw_gstats hg;
 	unsigned int q, start;
+
+	dmnic_hw_gstats_get(dm, &hg);
+	*data++ = hg.rx_drop_rule;
+	*data++ = hg.rx_drop_badq;
+	*data++ = hg.rx_drop_link;
+	*data++ = hg.rx_runt;
+	*data++ = READ_ONCE(dm->qerr_rx);
+	*data++ = READ_ONCE(dm->qerr_tx);
 
 	for (q = 0; q < dm->max_queues; q++) {
 		struct dmnic_napi *qv = q < dm->num_queues ? dm->qv[q] : NULL;
 		const struct dmnic_rx_stats *rs;
 		const struct dmnic_tx_stats *ts;
+		struct dmnic_hw_qstats hq;
 
 		if (!qv) {
 			memset(data, 0, sizeof(u64) *
 			       (DMNIC_RX_NSTATS + DMNIC_TX_NSTATS));
 			data += DMNIC_RX_NSTATS + DMNIC_TX_NSTATS;
-			continue;
+			goto hw;
 		}
 		rs = &qv->rx.stats;
 		do {
@@ -940,6 +1031,13 @@ static void dmnic_get_ethtool_stats(struct net_device *netdev,
 			data[6] = ts->xdp_tx;
 		} while (u64_stats_fetch_retry(&ts->syncp, start));
 		data += DMNIC_TX_NSTATS;
+hw:
+		dmnic_hw_qstats_get(dm, q, &hq);
+		*data++ = hq.rx_drop_nobuf;
+		*data++ = hq.rx_drop_disabled;
+		*data++ = hq.rx_csum_bad;
+		*data++ = hq.rx_errors;
+		*data++ = hq.tx_errors;
 	}
 }
 

@@ -100,7 +100,13 @@ static void dmnic_reset_keep_mask(struct dmnic *dm)
 {
 	u32 mask = dmnic_rd32(dm, DMNIC_REG_INT_MASK);
 
+	/*
+	 * The reset clears the device's counters: into the base first, not
+	 * read until the reset is done (else base + old counts, then less).
+	 */
+	dmnic_hw_stats_freeze(dm);
 	dmnic_reset_hw(dm);
+	dmnic_hw_stats_thaw(dm);
 	dmnic_wr32(dm, DMNIC_REG_INT_MASK, mask);
 }
 
@@ -374,6 +380,8 @@ static void dmnic_reset_prepare(struct pci_dev *pdev)
 	netdev_lock(dm->netdev);
 	netif_device_detach(dm->netdev);
 	dmnic_quiesce(dm);
+	/* the reset clears the device's counters */
+	dmnic_hw_stats_freeze(dm);
 	netdev_unlock(dm->netdev);
 	rtnl_unlock();
 }
@@ -383,6 +391,7 @@ static void dmnic_reset_done(struct pci_dev *pdev)
 	struct dmnic *dm = pci_get_drvdata(pdev);
 
 	dmnic_reset_hw(dm);
+	dmnic_hw_stats_thaw(dm);
 	dmnic_wr32(dm, DMNIC_REG_INT_MASK,
 		   ~(u32)(DMNIC_INT_LINK | DMNIC_INT_QERR));
 

@@ -15,10 +15,12 @@
 #include <linux/etherdevice.h>
 #include <linux/if_vlan.h>
 #include <linux/interrupt.h>
+#include <linux/io-64-nonatomic-lo-hi.h>
 #include <linux/unaligned.h>
 #include <net/netdev_lock.h>
 #include <net/netdev_queues.h>
 #include <net/netdev_rx_queue.h>
+#include <net/netmem.h>
 #include <net/page_pool/helpers.h>
 
 #include "devmem_nic.h"
@@ -369,6 +371,11 @@ static int dmnic_up(struct dmnic *dm)
 	unsigned int q;
 	int err;
 
+	/* Queues already there would be overwritten: leaked, IRQs busy. */
+	for (q = 0; q < DMNIC_MAX_QUEUES; q++)
+		if (WARN_ON(dm->qv[q]))
+			return -EBUSY;
+
 	for (q = 0; q < dm->num_queues; q++) {
 		struct dmnic_napi *qv = dmnic_qv_alloc(dm, q);
 
@@ -446,8 +453,24 @@ int dmnic_reconfigure(struct dmnic *dm, unsigned int num_queues,
 	u32 old_rx = dm->rx_ring_size, old_tx = dm->tx_ring_size;
 	bool old_hds = dm->hds_enabled;
 	struct dmnic_napi **qvs;
-	bool swapped = false;
+	bool swapped = false, closed = false;
 	int err;
+
+	/*
+	 * Around a PCI reset (between reset_prepare and reset_done) the
+	 * device is detached and has no queues while the interface counts as
+	 * running. The core does not keep every caller out (an XDP attach
+	 * gets here): record the settings, which the rebuild after the reset
+	 * (dmnic_restore()) applies, and touch neither the queues nor the
+	 * device in the middle of its reset.
+	 */
+	if (!netif_device_present(dm->netdev)) {
+		dm->num_queues = num_queues;
+		dm->rx_ring_size = rx_ring_size;
+		dm->tx_ring_size = tx_ring_size;
+		dm->hds_enabled = hds;
+		return 0;
+	}
 
 	if (!netif_running(dm->netdev)) {
 		err = netif_set_real_num_queues(dm->netdev, num_queues,
@@ -488,9 +511,14 @@ int dmnic_reconfigure(struct dmnic *dm, unsigned int num_queues,
 		dmnic_qvs_swap(dm, qvs, n);
 		dm->num_queues = old_q;
 		if (dmnic_qvs_start(dm)) {
+			/* Not up with no queues (xmit dropping everything):
+			 * closed, as after a failed reset; it can be opened
+			 * again.
+			 */
 			netdev_err(dm->netdev,
-				   "could not restore the old queues\n");
+				   "could not restore the old queues: closing\n");
 			dmnic_qvs_free(dm, old_q);
+			closed = true;
 		}
 	}
 
@@ -503,6 +531,8 @@ int dmnic_reconfigure(struct dmnic *dm, unsigned int num_queues,
 		dm->tx_ring_size = old_tx;
 		dm->hds_enabled = old_hds;
 	}
+	if (closed)
+		netif_close(dm->netdev);
 	return err;
 }
 
@@ -511,12 +541,35 @@ static void dmnic_get_stats64(struct net_device *netdev,
 {
 	struct dmnic *dm = netdev_priv(netdev);
 	unsigned int q, start, seq;
+	struct dmnic_hw_gstats hg;
+	struct dmnic_hw_qstats hq;
+	u64 rx_dropped, tx_dropped;
 
-	/* Queue directions the device stopped on an error (each lost the
-	 * packet in progress) and the driver restarted.
+	/*
+	 * The device's counters: errors (a stopped queue direction loses the
+	 * packet in progress), frames it dropped for want of buffers
+	 * (missed) and for other reasons (dropped, with the driver's drops).
+	 * A reset adds them to the base (stats_lock), so they are summed in
+	 * the same read section.
 	 */
-	s->rx_errors = READ_ONCE(dm->qerr_rx);
-	s->tx_errors = READ_ONCE(dm->qerr_tx);
+	do {
+		seq = read_seqbegin(&dm->stats_lock);
+		dmnic_hw_gstats_get(dm, &hg);
+		s->rx_errors = hg.rx_runt;
+		s->rx_length_errors = hg.rx_runt;
+		s->rx_missed_errors = 0;
+		s->tx_errors = 0;
+		s->rx_dropped = hg.rx_drop_rule + hg.rx_drop_badq +
+				hg.rx_drop_link;
+		for (q = 0; q < dm->max_queues; q++) {
+			dmnic_hw_qstats_get(dm, q, &hq);
+			s->rx_errors += hq.rx_errors;
+			s->tx_errors += hq.tx_errors;
+			s->rx_missed_errors += hq.rx_drop_nobuf;
+			s->rx_dropped += hq.rx_drop_disabled;
+		}
+	} while (read_seqretry(&dm->stats_lock, seq));
+	s->tx_dropped = 0;
 
 	/*
 	 * Not under the instance lock: queue pairs are read under RCU, and a
@@ -528,10 +581,10 @@ static void dmnic_get_stats64(struct net_device *netdev,
 		seq = read_seqbegin(&dm->stats_lock);
 		s->rx_packets = dm->base_rx.packets;
 		s->rx_bytes = dm->base_rx.bytes;
-		s->rx_dropped = dm->base_rx.drops;
+		rx_dropped = dm->base_rx.drops;
 		s->tx_packets = dm->base_tx.packets;
 		s->tx_bytes = dm->base_tx.bytes;
-		s->tx_dropped = dm->base_tx.dropped;
+		tx_dropped = dm->base_tx.dropped;
 		for (q = 0; q < DMNIC_MAX_QUEUES; q++) {
 			struct dmnic_napi *qv = READ_ONCE(dm->qv[q]);
 			u64 rp, rb, rd, tp, tb, td;
@@ -554,13 +607,15 @@ static void dmnic_get_stats64(struct net_device *netdev,
 						       start));
 			s->rx_packets += rp;
 			s->rx_bytes += rb;
-			s->rx_dropped += rd;
+			rx_dropped += rd;
 			s->tx_packets += tp;
 			s->tx_bytes += tb;
-			s->tx_dropped += td;
+			tx_dropped += td;
 		}
 	} while (read_seqretry(&dm->stats_lock, seq));
 	rcu_read_unlock();
+	s->rx_dropped += rx_dropped;
+	s->tx_dropped += tx_dropped;
 }
 
 static int dmnic_set_mac(struct net_device *netdev, void *p)
@@ -612,7 +667,7 @@ static int dmnic_xdp_setup(struct dmnic *dm, struct bpf_prog *prog,
 		}
 		/* XDP reads the payload buffers (frags) too. */
 		for (q = 0; q < netdev->real_num_rx_queues; q++) {
-			if (dmnic_rxq_unreadable(netdev, q)) {
+			if (netif_rxq_has_unreadable_mp(netdev, q)) {
 				NL_SET_ERR_MSG_FMT_MOD(extack,
 						       "RX queue %u is bound to unreadable memory",
 						       q);
@@ -686,11 +741,31 @@ static netdev_features_t dmnic_features_check(struct sk_buff *skb,
 	return features;
 }
 
+/*
+ * The stack cannot checksum a memory provider's unreadable payload: with
+ * RX checksum offload off every such packet would be dropped. Keep it on
+ * while a provider is bound (dmnic_queue_mem_alloc() refuses a binding
+ * while it is off).
+ */
+static netdev_features_t dmnic_fix_features(struct net_device *netdev,
+					    netdev_features_t features)
+{
+	if (!(features & NETIF_F_RXCSUM) &&
+	    dmnic_min_mp_channel_count(netdev)) {
+		if (net_ratelimit())
+			netdev_warn(netdev,
+				    "rx-checksumming stays on: a memory provider of unreadable memory is bound\n");
+		features |= NETIF_F_RXCSUM;
+	}
+	return features;
+}
+
 static const struct net_device_ops dmnic_netdev_ops = {
 	.ndo_open		= dmnic_open,
 	.ndo_stop		= dmnic_stop,
 	.ndo_start_xmit		= dmnic_xmit,
 	.ndo_features_check	= dmnic_features_check,
+	.ndo_fix_features	= dmnic_fix_features,
 	.ndo_get_stats64	= dmnic_get_stats64,
 	.ndo_set_mac_address	= dmnic_set_mac,
 	.ndo_validate_addr	= eth_validate_addr,
@@ -708,7 +783,10 @@ static struct dmnic_napi *dmnic_rxq_qv(struct dmnic *dm, int idx)
 	return dm->qv[idx];
 }
 
-int dmnic_queue_mem_alloc(struct net_device *netdev, void *qmem, int idx)
+/* No per-queue parameters: the core refuses any, @qcfg is unused. */
+static int dmnic_queue_mem_alloc(struct net_device *netdev,
+				 struct netdev_queue_config *qcfg, void *qmem,
+				 int idx)
 {
 	struct dmnic *dm = netdev_priv(netdev);
 	struct dmnic_rx_queue *rx = qmem;
@@ -722,10 +800,18 @@ int dmnic_queue_mem_alloc(struct net_device *netdev, void *qmem, int idx)
 	 */
 	if (netif_running(netdev) && !dmnic_rxq_qv(dm, idx))
 		return -ENETDOWN;
+	/* Unreadable payload needs the device's checksum (fix_features). */
+	if (!(netdev->features & NETIF_F_RXCSUM) &&
+	    netif_rxq_has_unreadable_mp(netdev, idx)) {
+		netdev_err(netdev,
+			   "RX queue %d: turn rx-checksumming on before binding unreadable memory\n",
+			   idx);
+		return -EOPNOTSUPP;
+	}
 	return dmnic_rx_alloc(dm, rx, idx, NULL);
 }
 
-void dmnic_queue_mem_free(struct net_device *netdev, void *qmem)
+static void dmnic_queue_mem_free(struct net_device *netdev, void *qmem)
 {
 	struct dmnic *dm = netdev_priv(netdev);
 
@@ -739,7 +825,9 @@ void dmnic_queue_mem_free(struct net_device *netdev, void *qmem)
  * scrub DMA-unmaps every buffer still out). So stop and start the pair's
  * TX as well, as fbnic does; TX packets still on the ring are dropped.
  */
-int dmnic_queue_start(struct net_device *netdev, void *qmem, int idx)
+static int dmnic_queue_start(struct net_device *netdev,
+			     struct netdev_queue_config *qcfg, void *qmem,
+			     int idx)
 {
 	struct dmnic *dm = netdev_priv(netdev);
 	struct dmnic_napi *qv = dmnic_rxq_qv(dm, idx);
@@ -768,7 +856,7 @@ int dmnic_queue_start(struct net_device *netdev, void *qmem, int idx)
 	return 0;
 }
 
-int dmnic_queue_stop(struct net_device *netdev, void *qmem, int idx)
+static int dmnic_queue_stop(struct net_device *netdev, void *qmem, int idx)
 {
 	struct dmnic *dm = netdev_priv(netdev);
 	struct dmnic_napi *qv = dmnic_rxq_qv(dm, idx);
@@ -822,9 +910,13 @@ int dmnic_queue_stop(struct net_device *netdev, void *qmem, int idx)
 	return 0;
 }
 
-/* devmem_nic_compat.h adapts these to the kernel's ops. */
-const struct netdev_queue_mgmt_ops dmnic_queue_mgmt_ops =
-	DMNIC_QUEUE_MGMT_OPS(sizeof(struct dmnic_rx_queue));
+const struct netdev_queue_mgmt_ops dmnic_queue_mgmt_ops = {
+	.ndo_queue_mem_size	= sizeof(struct dmnic_rx_queue),
+	.ndo_queue_mem_alloc	= dmnic_queue_mem_alloc,
+	.ndo_queue_mem_free	= dmnic_queue_mem_free,
+	.ndo_queue_start	= dmnic_queue_start,
+	.ndo_queue_stop		= dmnic_queue_stop,
+};
 
 /* ---- recovery of queues the device stopped ---- */
 
@@ -949,7 +1041,7 @@ void dmnic_qerr_work(struct work_struct *work)
 			WRITE_ONCE(dm->qerr_tx, dm->qerr_tx + 1);
 		}
 		if ((st & DMNIC_Q_STATUS_RX_ERROR) || sw_rx) {
-			err = dmnic_rx_queue_restart(netdev, q);
+			err = netdev_rx_queue_restart(netdev, q);
 			if (err)
 				netdev_err(netdev,
 					   "queue %u: RX restart failed: %d\n",
@@ -970,6 +1062,108 @@ unlock:
 	netdev_unlock(netdev);
 }
 
+/* ---- the device's own counters ---- */
+
+/* A 64-bit counter in one access (spec: Conventions). */
+static u64 dmnic_rd64(struct dmnic *dm, u32 reg)
+{
+	return readq(dm->regs + reg);
+}
+
+static void dmnic_hw_qstats_read(struct dmnic *dm, unsigned int q,
+				 struct dmnic_hw_qstats *hq)
+{
+	hq->rx_drop_nobuf = dmnic_rd64(dm, DMNIC_QREG(q, DMNIC_Q_RX_DROP_NOBUF));
+	hq->rx_drop_disabled =
+		dmnic_rd64(dm, DMNIC_QREG(q, DMNIC_Q_RX_DROP_DISABLED));
+	hq->rx_csum_bad = dmnic_rd64(dm, DMNIC_QREG(q, DMNIC_Q_RX_CSUM_BAD));
+	hq->rx_errors = dmnic_rd64(dm, DMNIC_QREG(q, DMNIC_Q_RX_ERRORS));
+	hq->tx_errors = dmnic_rd64(dm, DMNIC_QREG(q, DMNIC_Q_TX_ERRORS));
+}
+
+static void dmnic_hw_gstats_read(struct dmnic *dm, struct dmnic_hw_gstats *hg)
+{
+	hg->rx_drop_rule = dmnic_rd64(dm, DMNIC_REG_G_RX_DROP_RULE);
+	hg->rx_drop_badq = dmnic_rd64(dm, DMNIC_REG_G_RX_DROP_BADQ);
+	hg->rx_drop_link = dmnic_rd64(dm, DMNIC_REG_G_RX_DROP_LINK);
+	hg->rx_runt = dmnic_rd64(dm, DMNIC_REG_G_RX_RUNT);
+}
+
+/*
+ * Queue @q's device counters since probe: the sum kept across resets plus
+ * what the device counts now. Under the instance lock, or in a
+ * @stats_lock read section (the base changes under both).
+ */
+void dmnic_hw_qstats_get(struct dmnic *dm, unsigned int q,
+			 struct dmnic_hw_qstats *hq)
+{
+	const struct dmnic_hw_qstats *b = &dm->hw_base_q[q];
+
+	memset(hq, 0, sizeof(*hq));
+	if (!READ_ONCE(dm->hw_stats_frozen))
+		dmnic_hw_qstats_read(dm, q, hq);
+	hq->rx_drop_nobuf += b->rx_drop_nobuf;
+	hq->rx_drop_disabled += b->rx_drop_disabled;
+	hq->rx_csum_bad += b->rx_csum_bad;
+	hq->rx_errors += b->rx_errors;
+	hq->tx_errors += b->tx_errors;
+}
+
+void dmnic_hw_gstats_get(struct dmnic *dm, struct dmnic_hw_gstats *hg)
+{
+	const struct dmnic_hw_gstats *b = &dm->hw_base_g;
+
+	memset(hg, 0, sizeof(*hg));
+	if (!READ_ONCE(dm->hw_stats_frozen))
+		dmnic_hw_gstats_read(dm, hg);
+	hg->rx_drop_rule += b->rx_drop_rule;
+	hg->rx_drop_badq += b->rx_drop_badq;
+	hg->rx_drop_link += b->rx_drop_link;
+	hg->rx_runt += b->rx_runt;
+}
+
+/*
+ * Before a device reset (which clears the counters): add them to the base.
+ * Until dmnic_hw_stats_thaw() (after the reset) the counters are not read,
+ * only the base: a reader in between would count them twice, or read a
+ * device in the middle of a PCI reset. Instance lock held.
+ */
+void dmnic_hw_stats_freeze(struct dmnic *dm)
+{
+	struct dmnic_hw_gstats hg;
+	struct dmnic_hw_qstats hq;
+	unsigned int q;
+
+	if (dm->hw_stats_frozen)
+		return;
+	write_seqlock_bh(&dm->stats_lock);
+	for (q = 0; q < dm->max_queues; q++) {
+		struct dmnic_hw_qstats *b = &dm->hw_base_q[q];
+
+		dmnic_hw_qstats_read(dm, q, &hq);
+		b->rx_drop_nobuf += hq.rx_drop_nobuf;
+		b->rx_drop_disabled += hq.rx_drop_disabled;
+		b->rx_csum_bad += hq.rx_csum_bad;
+		b->rx_errors += hq.rx_errors;
+		b->tx_errors += hq.tx_errors;
+	}
+	dmnic_hw_gstats_read(dm, &hg);
+	dm->hw_base_g.rx_drop_rule += hg.rx_drop_rule;
+	dm->hw_base_g.rx_drop_badq += hg.rx_drop_badq;
+	dm->hw_base_g.rx_drop_link += hg.rx_drop_link;
+	dm->hw_base_g.rx_runt += hg.rx_runt;
+	WRITE_ONCE(dm->hw_stats_frozen, true);
+	write_sequnlock_bh(&dm->stats_lock);
+}
+
+/* After a PCI reset: the device counts from 0 again. */
+void dmnic_hw_stats_thaw(struct dmnic *dm)
+{
+	write_seqlock_bh(&dm->stats_lock);
+	WRITE_ONCE(dm->hw_stats_frozen, false);
+	write_sequnlock_bh(&dm->stats_lock);
+}
+
 /* ---- per queue stats of the netdev netlink family ---- */
 
 static void dmnic_get_queue_stats_rx(struct net_device *netdev, int idx,
@@ -977,9 +1171,15 @@ static void dmnic_get_queue_stats_rx(struct net_device *netdev, int idx,
 {
 	struct dmnic *dm = netdev_priv(netdev);
 	struct dmnic_napi *qv = dm->qv[idx];
+	struct dmnic_hw_qstats hq;
 	struct dmnic_rx_stats *s;
 	unsigned int start;
 
+	/* The device counts per queue whether or not the queue is live. */
+	dmnic_hw_qstats_get(dm, idx, &hq);
+	rx->hw_drops = hq.rx_drop_nobuf + hq.rx_drop_disabled;
+	rx->hw_drop_overruns = hq.rx_drop_nobuf;
+	rx->csum_bad = hq.rx_csum_bad;
 	if (!qv)
 		return;
 	s = &qv->rx.stats;
@@ -988,7 +1188,6 @@ static void dmnic_get_queue_stats_rx(struct net_device *netdev, int idx,
 		rx->packets = s->packets;
 		rx->bytes = s->bytes;
 		rx->alloc_fail = s->alloc_fail;
-		rx->hw_drops = s->drops;
 		rx->csum_unnecessary = s->csum_unnecessary;
 		rx->csum_none = s->csum_none;
 	} while (u64_stats_fetch_retry(&s->syncp, start));
@@ -999,9 +1198,14 @@ static void dmnic_get_queue_stats_tx(struct net_device *netdev, int idx,
 {
 	struct dmnic *dm = netdev_priv(netdev);
 	struct dmnic_napi *qv = dm->qv[idx];
+	struct dmnic_hw_qstats hq;
 	struct dmnic_tx_stats *s;
 	unsigned int start;
 
+	/* A TX error (a malformed descriptor) loses the packet on it. */
+	dmnic_hw_qstats_get(dm, idx, &hq);
+	tx->hw_drops = hq.tx_errors;
+	tx->hw_drop_errors = hq.tx_errors;
 	if (!qv)
 		return;
 	s = &qv->tx.stats;
@@ -1009,7 +1213,6 @@ static void dmnic_get_queue_stats_tx(struct net_device *netdev, int idx,
 		start = u64_stats_fetch_begin(&s->syncp);
 		tx->packets = s->packets;
 		tx->bytes = s->bytes;
-		tx->hw_drops = s->dropped;
 		tx->needs_csum = s->csum_offload;
 		tx->stop = s->stop;
 		tx->wake = s->wake;
@@ -1021,17 +1224,42 @@ static void dmnic_get_base_stats(struct net_device *netdev,
 				 struct netdev_queue_stats_tx *tx)
 {
 	struct dmnic *dm = netdev_priv(netdev);
+	struct dmnic_hw_gstats hg;
+	struct dmnic_hw_qstats hq;
+	unsigned int q;
 
 	rx->packets = dm->base_rx.packets;
 	rx->bytes = dm->base_rx.bytes;
 	rx->alloc_fail = dm->base_rx.alloc_fail;
-	rx->hw_drops = dm->base_rx.drops;
 	rx->csum_unnecessary = dm->base_rx.csum_unnecessary;
 	rx->csum_none = dm->base_rx.csum_none;
 
+	/*
+	 * Frames the device dropped before choosing a queue (a drop rule, a
+	 * rule or table naming a queue it does not have, link down, runts),
+	 * and the counters of queues beyond the channel count.
+	 */
+	dmnic_hw_gstats_get(dm, &hg);
+	rx->hw_drops = hg.rx_drop_rule + hg.rx_drop_badq + hg.rx_drop_link +
+		       hg.rx_runt;
+	rx->hw_drop_overruns = 0;
+	rx->csum_bad = 0;
+	tx->hw_drops = 0;
+	tx->hw_drop_errors = 0;
+	for (q = netdev->real_num_rx_queues; q < dm->max_queues; q++) {
+		dmnic_hw_qstats_get(dm, q, &hq);
+		rx->hw_drops += hq.rx_drop_nobuf + hq.rx_drop_disabled;
+		rx->hw_drop_overruns += hq.rx_drop_nobuf;
+		rx->csum_bad += hq.rx_csum_bad;
+	}
+	for (q = netdev->real_num_tx_queues; q < dm->max_queues; q++) {
+		dmnic_hw_qstats_get(dm, q, &hq);
+		tx->hw_drops += hq.tx_errors;
+		tx->hw_drop_errors += hq.tx_errors;
+	}
+
 	tx->packets = dm->base_tx.packets;
 	tx->bytes = dm->base_tx.bytes;
-	tx->hw_drops = dm->base_tx.dropped;
 	tx->needs_csum = dm->base_tx.csum_offload;
 	tx->stop = dm->base_tx.stop;
 	tx->wake = dm->base_tx.wake;
@@ -1052,7 +1280,8 @@ void dmnic_netdev_init(struct dmnic *dm)
 	netdev->queue_mgmt_ops = &dmnic_queue_mgmt_ops;
 	netdev->stat_ops = &dmnic_stat_ops;
 	seqlock_init(&dm->stats_lock);
-	dmnic_netmem_tx_enable(netdev);
+	/* TX frags may be net_iovs: skb_frag_dma_map() gives their address */
+	netdev->netmem_tx = NETMEM_TX_DMA;
 	/* PASS, DROP, ABORTED, TX, also multi-buffer; no redirect */
 	netdev->xdp_features = NETDEV_XDP_ACT_BASIC | NETDEV_XDP_ACT_RX_SG;
 

@@ -486,6 +486,53 @@ static void dmnic_test_rule_same_match(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, dmnic_rule_same_match(&a, &b));
 }
 
+/*
+ * A new table for an RSS context must keep every rule to that context in
+ * range: base queue + largest entry < queues (4 queues: context 1 "equal
+ * 2" with a rule "context 1 action 2" is fine, "equal 4" is not).
+ */
+static int dmnic_test_conflict(const struct dmnic_rule *rules, u32 ctx,
+			       const u32 *indir, unsigned int nq)
+{
+	return dmnic_rss_rules_conflict(rules, 4, ctx, indir,
+					DMNIC_RSS_INDIR_SIZE, nq);
+}
+
+static void dmnic_test_rss_rules_conflict(struct kunit *test)
+{
+	struct dmnic_rule rules[4] = {};
+	u32 indir[DMNIC_RSS_INDIR_SIZE];
+	unsigned int i;
+
+	rules[2].valid = true;
+	rules[2].rss = true;
+	rules[2].rss_ctx = 1;
+	rules[2].ring_cookie = 2;
+	/* a plain rule to queue 3 and a drop rule: not RSS, never a conflict */
+	rules[0].valid = true;
+	rules[0].ring_cookie = 3;
+	rules[1].valid = true;
+	rules[1].rss = true;
+	rules[1].rss_ctx = 1;
+	rules[1].ring_cookie = RX_CLS_FLOW_DISC;
+
+	for (i = 0; i < ARRAY_SIZE(indir); i++)
+		indir[i] = i % 2;	/* equal 2 */
+	KUNIT_EXPECT_EQ(test, dmnic_test_conflict(rules, 1, indir, 4), -1);
+	for (i = 0; i < ARRAY_SIZE(indir); i++)
+		indir[i] = i % 4;	/* equal 4: queues 2..5 */
+	KUNIT_EXPECT_EQ(test, dmnic_test_conflict(rules, 1, indir, 4), 2);
+	/* the same table elsewhere: context 0 and context 2 have no rule */
+	KUNIT_EXPECT_EQ(test, dmnic_test_conflict(rules, 0, indir, 4), -1);
+	KUNIT_EXPECT_EQ(test, dmnic_test_conflict(rules, 2, indir, 4), -1);
+	/* one entry out of range is enough */
+	for (i = 0; i < ARRAY_SIZE(indir); i++)
+		indir[i] = 0;
+	indir[ARRAY_SIZE(indir) - 1] = 2;
+	KUNIT_EXPECT_EQ(test, dmnic_test_conflict(rules, 1, indir, 4), 2);
+	KUNIT_EXPECT_EQ(test, dmnic_test_conflict(rules, 1, indir, 5), -1);
+}
+
 /* ---- RSS hash fields ---- */
 
 struct dmnic_hf_case {
@@ -593,6 +640,7 @@ static struct kunit_case dmnic_rule_test_cases[] = {
 	KUNIT_CASE(dmnic_test_rule_invalid_encodes_zero),
 	KUNIT_CASE(dmnic_test_rule_rss_context),
 	KUNIT_CASE(dmnic_test_rule_same_match),
+	KUNIT_CASE(dmnic_test_rss_rules_conflict),
 	KUNIT_CASE_PARAM(dmnic_test_rss_hfields, dmnic_hf_gen_params),
 	KUNIT_CASE(dmnic_test_rss_hash_types),
 	{}

@@ -34,6 +34,7 @@
 #include <linux/filter.h>
 #include <linux/skbuff.h>
 #include <net/netdev_queues.h>
+#include <net/netmem.h>
 #include <net/page_pool/helpers.h>
 #include <net/xdp.h>
 
@@ -334,15 +335,17 @@ int dmnic_queue_hw_stop(struct dmnic *dm, unsigned int q, bool tx)
 }
 ALLOW_ERROR_INJECTION(dmnic_queue_hw_stop, ERRNO);
 
+/* Address 0: nothing to unmap (a net_iov frag, an XDP_TX page pool buffer). */
 static void dmnic_tx_unmap(struct device *dev, struct dmnic_tx_buf *b)
 {
-	if (!b->dma)
-		return;
+	dma_addr_t dma = dma_unmap_addr(b, dma);
+
 	if (b->single)
-		dma_unmap_single(dev, b->dma, b->len, DMA_TO_DEVICE);
+		dma_unmap_single(dev, dma, b->len, DMA_TO_DEVICE);
 	else
-		dma_unmap_page(dev, b->dma, b->len, DMA_TO_DEVICE);
-	b->dma = 0;
+		netmem_dma_unmap_page_attrs(dev, dma, b->len, DMA_TO_DEVICE, 0);
+	b->single = false;
+	dma_unmap_addr_set(b, dma, 0);
 }
 
 /* Release descriptors [head, head + n) and the skb they carried. */
@@ -480,7 +483,7 @@ static bool dmnic_tx_map(struct dmnic *dm, struct dmnic_tx_ring *tx,
 
 		b->skb = NULL;
 		b->single = false;
-		b->dma = 0;
+		dma_unmap_addr_set(b, dma, 0);
 		b->xdp_netmem = 0;
 		b->pkt_bytes = 0;
 		b->pkt_ndesc = 0;
@@ -489,7 +492,7 @@ static bool dmnic_tx_map(struct dmnic *dm, struct dmnic_tx_ring *tx,
 			dma = dma_map_single(dev, skb->data, len, DMA_TO_DEVICE);
 			if (dma_mapping_error(dev, dma))
 				goto err_unmap;
-			b->dma = dma;
+			dma_unmap_addr_set(b, dma, dma);
 			b->single = true;
 			last = !nfrags;
 		} else {
@@ -497,13 +500,13 @@ static bool dmnic_tx_map(struct dmnic *dm, struct dmnic_tx_ring *tx,
 
 			len = skb_frag_size(frag);
 			/* For a net_iov this returns the binding's DMA address
-			 * and maps nothing: never unmap it.
+			 * and maps nothing: recorded as 0, never unmapped.
 			 */
 			dma = skb_frag_dma_map(dev, frag, 0, len, DMA_TO_DEVICE);
 			if (dma_mapping_error(dev, dma))
 				goto err_unmap;
-			if (!skb_frag_is_net_iov(frag))
-				b->dma = dma;
+			netmem_dma_unmap_addr_set(skb_frag_netmem(frag), b, dma,
+						  dma);
 			last = f == nfrags;
 		}
 		b->len = len;
@@ -659,6 +662,7 @@ static void dmnic_bufq_reset(struct dmnic_bufq *bq)
 	}
 	bq->tail = 0;
 	bq->head = 0;
+	bq->dry = false;
 }
 
 /*
@@ -696,6 +700,7 @@ static void dmnic_rx_pending_free(struct dmnic_rx_queue *rx)
 	}
 	dmnic_rx_xbuf_put(rx, false);
 	rx->skb_bad = false;
+	rx->skb_nomem = false;
 }
 
 /*
@@ -753,13 +758,25 @@ static bool dmnic_bufq_refill(struct dmnic *dm, struct dmnic_rx_queue *rx,
 		if (bq->netmem[tail] || bq->netmem[next])
 			break;
 
-		netmem = dmnic_pp_alloc(bq->pool, bq->buf_size, &offset);
+		/* Half-page header buffers are page pool fragments; whole
+		 * pages are pages or a memory provider's net_iovs.
+		 */
+		offset = 0;
+		if (bq->buf_size < PAGE_SIZE) {
+			unsigned int len = bq->buf_size;
+
+			netmem = page_pool_dev_alloc_netmem(bq->pool, &offset,
+							    &len);
+		} else {
+			netmem = page_pool_dev_alloc_netmems(bq->pool);
+		}
 		if (!netmem) {
 			ok = false;
 			break;
 		}
 
-		dma = dmnic_pp_dma_addr(netmem) + offset + bq->headroom;
+		dma = page_pool_get_dma_addr_netmem(netmem) + offset +
+		      bq->headroom;
 		bq->netmem[tail] = netmem;
 		bq->offset[tail] = offset;
 		bq->desc[tail].addr = cpu_to_le64(dma);
@@ -774,11 +791,17 @@ static bool dmnic_bufq_refill(struct dmnic *dm, struct dmnic_rx_queue *rx,
 		/* writel orders the descriptor writes before the doorbell */
 		dmnic_wr32(dm, DMNIC_QREG(rx->idx, ring + DMNIC_RING_DRV), tail);
 	}
-	if (!ok) {
+	/*
+	 * Once per dry spell: while userspace holds every buffer of a memory
+	 * provider, the retries (each jiffy) would count HZ failures a
+	 * second.
+	 */
+	if (!ok && !bq->dry) {
 		u64_stats_update_begin(&rx->stats.syncp);
 		rx->stats.alloc_fail++;
 		u64_stats_update_end(&rx->stats.syncp);
 	}
+	bq->dry = !ok;
 	return ok;
 }
 
@@ -812,7 +835,7 @@ static struct page_pool *dmnic_create_pool(struct dmnic *dm, unsigned int idx,
 
 	/* Only the payload pool may hand out unreadable memory (devmem). */
 	if (unreadable)
-		pp.flags |= DMNIC_PP_FLAG_UNREADABLE;
+		pp.flags |= PP_FLAG_ALLOW_UNREADABLE_NETMEM;
 	return page_pool_create(&pp);
 }
 
@@ -926,15 +949,33 @@ void dmnic_rx_hw_start(struct dmnic *dm, struct dmnic_rx_queue *rx)
 
 /* ---- RX completions ---- */
 
+/*
+ * Drop the packet being assembled. One the driver could not allocate an
+ * skb for was counted in alloc_fail already (dmnic_rx_alloc_failed()).
+ */
 static void dmnic_rx_drop(struct dmnic_rx_queue *rx)
 {
+	bool nomem = rx->skb_nomem;
+
 	if (rx->skb)
 		dev_kfree_skb_any(rx->skb);	/* recycles its frags */
 	rx->skb = NULL;
 	dmnic_rx_xbuf_put(rx, true);
 	rx->skb_bad = false;
+	rx->skb_nomem = false;
+	if (nomem)
+		return;
 	u64_stats_update_begin(&rx->stats.syncp);
 	rx->stats.drops++;
+	u64_stats_update_end(&rx->stats.syncp);
+}
+
+/* No skb for a received packet: an allocation failure, not a drop. */
+static void dmnic_rx_alloc_failed(struct dmnic_rx_queue *rx)
+{
+	rx->skb_nomem = true;
+	u64_stats_update_begin(&rx->stats.syncp);
+	rx->stats.alloc_fail++;
 	u64_stats_update_end(&rx->stats.syncp);
 }
 
@@ -960,7 +1001,8 @@ static bool dmnic_xdp_tx(struct dmnic *dm, struct dmnic_napi *qv,
 	if (n < 0)
 		return false;
 	for (i = 0; i < n; i++) {
-		dma[i] = dmnic_pp_dma_addr(segs[i].netmem) + segs[i].off;
+		dma[i] = page_pool_get_dma_addr_netmem(segs[i].netmem) +
+			 segs[i].off;
 		dma_sync_single_for_device(dev, dma[i], segs[i].len,
 					   DMA_BIDIRECTIONAL);
 		len += segs[i].len;
@@ -974,7 +1016,7 @@ static bool dmnic_xdp_tx(struct dmnic *dm, struct dmnic_napi *qv,
 			struct dmnic_tx_buf *b = &tx->bufs[tx->tail];
 
 			b->skb = NULL;
-			b->dma = 0;
+			dma_unmap_addr_set(b, dma, 0);	/* the pool's mapping */
 			b->single = false;
 			b->len = segs[i].len;
 			b->xdp_netmem = segs[i].netmem;
@@ -1026,8 +1068,8 @@ static netmem_ref dmnic_rx_take_hdr(struct dmnic *dm, struct dmnic_rx_queue *rx,
 		page_pool_put_netmem(rx->hdr.pool, netmem, -1, true);
 		return 0;
 	}
-	dmnic_pp_sync_for_cpu(rx->hdr.pool, netmem, *offset + rx->hdr.headroom,
-			      hdr_len);
+	page_pool_dma_sync_netmem_for_cpu(rx->hdr.pool, netmem,
+					  *offset + rx->hdr.headroom, hdr_len);
 	return netmem;
 }
 
@@ -1052,6 +1094,8 @@ static struct sk_buff *dmnic_rx_start_skb(struct dmnic *dm,
 	if (skb) {
 		skb_put_data(skb, data, hdr_len);
 		skb_mark_for_recycle(skb);
+	} else {
+		dmnic_rx_alloc_failed(rx);
 	}
 	page_pool_put_netmem(rx->hdr.pool, netmem, -1, true);
 	return skb;
@@ -1099,7 +1143,8 @@ static void dmnic_rx_add_payload(struct dmnic *dm, struct dmnic_rx_queue *rx,
 			     len > rx->pay.buf_size ||
 			     netmem_is_net_iov(netmem)))
 			goto bad;
-		dmnic_pp_sync_for_cpu(rx->pay.pool, netmem, offset, len);
+		page_pool_dma_sync_netmem_for_cpu(rx->pay.pool, netmem, offset,
+						  len);
 		if (unlikely(!xdp_buff_add_frag(&rx->xbuf, netmem, offset, len,
 						rx->pay.buf_size)))
 			goto bad;
@@ -1109,8 +1154,9 @@ static void dmnic_rx_add_payload(struct dmnic *dm, struct dmnic_rx_queue *rx,
 		     skb_shinfo(skb)->nr_frags >= MAX_SKB_FRAGS))
 		goto bad;
 	/* No-op for devmem: the binding's memory is never synced. */
-	dmnic_pp_sync_for_cpu(rx->pay.pool, netmem, offset, len);
-	dmnic_skb_add_netmem(skb, netmem, offset, len, rx->pay.buf_size);
+	page_pool_dma_sync_netmem_for_cpu(rx->pay.pool, netmem, offset, len);
+	skb_add_rx_frag_netmem(skb, skb_shinfo(skb)->nr_frags, netmem, offset,
+			       len, rx->pay.buf_size);
 	return;
 
 bad:
@@ -1206,6 +1252,7 @@ static void dmnic_rx_finish_xdp(struct dmnic *dm, struct dmnic_napi *qv,
 		/* The skb takes over the header page and the frags. */
 		skb = xdp_build_skb_from_buff(xdp);
 		if (unlikely(!skb)) {
+			dmnic_rx_alloc_failed(rx);
 			dmnic_rx_drop(rx);
 			return;
 		}

@@ -1,0 +1,148 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# parallel-test.sh: the harness's tests of parallel guests, shards and the run's ends (issues
+# 26 and 27), sourced by tests/harness/harness-test (its t/rc_is/says helpers, $TMP, $ROOT).
+# No boot: scripts/run-selftests with stand-ins for run-vm that speak the job queue's
+# protocol (fixtures/fake-queue-run-vm) and a fake kselftest tree.
+
+PT=$TMP/par
+mkdir -p "$PT"
+par_env() {
+    DEVMEM_LAB_BUILD=$PT/build DEVMEM_LAB_OUT=$PT/out DEVMEM_LAB_CACHE=$PT/cache DEVMEM_LAB_BOOT_STAGGER=0 \
+        DEVMEM_LAB_RUN_VM=${RUN_VM:-$ROOT/tests/harness/fixtures/fake-queue-run-vm} \
+        DEVMEM_LAB_PCAP_MAXLEN=0 FAKE_SLEEP=${FAKE_SLEEP:-0.1} "$@"
+}
+PKS=$(DEVMEM_LAB_BUILD=$PT/build "$ROOT/scripts/build-selftests" --print-dir)
+mkdir -p "$PKS/drivers/net/hw"
+PTESTS="drivers/net:a.py drivers/net:b.py drivers/net:c.py drivers/net/hw:d.py drivers/net/hw:e.py devmem-lab:dbg-x"
+printf '%s\n' $PTESTS >"$PKS/kselftest-list.txt"
+prun() {   # prun OUTDIR [run-selftests options]: the six programs on the devmem pair
+    local out=$1
+    shift
+    par_env "$ROOT/scripts/run-selftests" --pairs devmem --tests "$PTESTS" --no-expect \
+        --no-known --out "$out" "$@"
+}
+# summary_rows DIR: the report's result rows (test, case, verdict), without times or paths.
+summary_rows() { grep -E '^(drivers|devmem-lab:)' "$1/summary.txt" | sed 's/  */ /g' | sort; }
+
+export -f par_env prun summary_rows
+export PT PTESTS PKS ROOT
+t "parallel: 3 guests run every program once; each guest's log in guest-K/" \
+    bash -c '"$@" >/dev/null 2>&1; [ "$(cut -f4 "$PT/j3/jobs.tsv" | sort | uniq -c | tr -s " ")" = " 6 done" ] &&
+        [ -s "$PT/j3/guest-1/output.log" ] && [ -f "$PT/j3/guest-3/rc" ] ||
+        { cat "$PT/j3/jobs.tsv"; false; }' _ prun "$PT/j3" --jobs 3
+t "parallel: --jobs 1 and --jobs 3 give the same results, in the list's order" \
+    bash -c 'prun "$PT/j1" --jobs 1 >/dev/null 2>&1; prun "$PT/j3b" --jobs 3 >/dev/null 2>&1
+        diff <(summary_rows "$PT/j1") <(summary_rows "$PT/j3b") && [ -n "$(summary_rows "$PT/j1")" ]'
+t "parallel: the destructive program (devmem-lab:) is the last its guest runs" \
+    bash -c 'g=$(awk -F"\t" "\$2 == \"devmem-lab:dbg-x\" { print \$3 }" "$PT/j3/jobs.tsv")
+        [ -n "$g" ] && [ "$(grep "^# devmem-lab: begin" "$PT/j3/guest-$g/output.log" | tail -n 1)" = "# devmem-lab: begin devmem devmem-lab:dbg-x" ]'
+t "parallel: a guest that dies loses only its program (lost, not run again); the others finish the queue" \
+    bash -c 'FAKE_DIE_ON=drivers/net/hw:d.py prun "$PT/die" --jobs 2 >/dev/null 2>&1
+        [ "$(awk -F"\t" "\$4 == \"lost\"" "$PT/die/jobs.tsv" | cut -f2)" = drivers/net/hw:d.py ] &&
+        [ "$(awk -F"\t" "\$4 == \"done\"" "$PT/die/jobs.tsv" | wc -l)" = 5 ] || { cat "$PT/die/jobs.tsv"; false; }'
+t "parallel: a run with a lost program does not exit 0" \
+    bash -c 'FAKE_DIE_ON=drivers/net/hw:d.py prun "$PT/die2" --jobs 2 >/dev/null 2>&1; rc=$?; [ $rc != 0 ] || { echo "exit $rc"; false; }'
+t "parallel: --jobs 0 and --jobs x are usage errors" \
+    bash -c '! prun "$PT/u" --jobs 0 >/dev/null 2>&1 && prun "$PT/u" --jobs x >/dev/null 2>&1; [ $? = 2 ]'
+# A run-vm that hangs, and (as run-vm does) takes its QEMU (here: sleep 61) down on TERM.
+printf '#!/bin/bash\nsleep 61 & q=$!\ntrap "kill $q; exit 143" TERM\nwait $q\n' >"$PT/hang-run-vm"
+chmod +x "$PT/hang-run-vm"
+t "signals: run-selftests killed with TERM stops its guests (none left behind) and still writes a summary" \
+    bash -c 'RUN_VM=$PT/hang-run-vm prun "$PT/kill" --jobs 2 >/dev/null 2>&1 & p=$!
+        sleep 2; kill -TERM $(pgrep -f "scripts/run-selftests .*$PT/kill"); wait $p; rc=$?; sleep 0.5
+        [ $rc = 143 ] && ! pgrep -f "$PT/hang-run-vm" >/dev/null && ! pgrep -fx "sleep 61" >/dev/null &&
+            [ -f "$PT/kill/summary.txt" ] ||
+        { echo "exit $rc"; pgrep -af "hang-run-vm|sleep 61"; pkill -f "$PT/hang-run-vm"; false; }'
+
+export -f par_env prun summary_rows
+export PT PTESTS PKS ROOT
+
+# --- shards: deterministic, disjoint, together the whole list ------------------------------
+shards_ok() {
+    local i all=
+    for i in 1 2 3; do
+        prun "$PT/s$i" --shard "$i/3" >/dev/null 2>&1 || true
+        all+=$(cat "$PT/s$i/matrix.txt")$'\n'
+    done
+    prun "$PT/s2b" --shard 2/3 >/dev/null 2>&1 || true
+    diff <(sed '/^$/d' <<<"$all" | sort) <(sort "$PT/s1/matrix-full.txt") &&
+        [ -z "$(sed '/^$/d' <<<"$all" | sort | uniq -d)" ] &&
+        cmp -s "$PT/s2/matrix.txt" "$PT/s2b/matrix.txt" &&
+        read -r i n sha <"$PT/s3/shard" && [ "$i $n" = "3 3" ] && [ ${#sha} = 64 ]
+}
+t "shards: 1/3 2/3 3/3 are disjoint, together the whole list, the same each time, each marked I N SHA" shards_ok
+t "shards: --shard 4/3 and --shard 1 are usage errors" \
+    bash -c 'prun "$PT/u" --shard 4/3 >/dev/null 2>&1; a=$?; prun "$PT/u" --shard 1 >/dev/null 2>&1; b=$?; [ $a = 2 ] && [ $b = 2 ]'
+
+# --- pairs: explicit; no provider, no pass on host memory ----------------------------------
+t "pairs: accel without the fake-accel provider in ncdevmem is skipped with the reason, exit 1 (was: ran on udmabuf)" \
+    bash -c 'printf "int main(){}\n" >"$PKS/drivers/net/hw/ncdevmem"
+        par_env "$ROOT/scripts/run-selftests" --pairs "devmem accel" --tests drivers/net:a.py --no-expect --no-known \
+            --out "$PT/acc" >"$PT/acc.out" 2>&1; rc=$?
+        [ $rc = 1 ] && grep -q "skipped: pair accel: the installed ncdevmem has no fake-accel provider" "$PT/acc/summary.txt" ||
+        { tail -n 5 "$PT/acc.out"; echo "exit $rc"; false; }'
+t "pairs: asked-for gpu without the GL QEMU is an infrastructure error (was: skipped, exit 0)" \
+    bash -c 'par_env "$ROOT/scripts/run-selftests" --pairs gpu --tests drivers/net:a.py --no-expect --no-known \
+        --out "$PT/gpu" >"$PT/gpu.out" 2>&1; rc=$?; [ $rc = 3 ] && grep -q "no GL QEMU" "$PT/gpu.out" || { cat "$PT/gpu.out"; false; }'
+
+# --- the guest's run-tests: retry right after, per-test timeout, proof lines ---------------
+GT=$PT/g
+mkdir -p "$GT/ksft/drivers/net/hw" "$GT/ksft/drivers/net" "$GT/guest"
+printf '#!/bin/sh\necho export NETIF=eth0\n' >"$GT/guest/setup-net"
+printf 'drivers/net/hw:flaky.py\ndrivers/net:next.py\n' >"$GT/ksft/kselftest-list.txt"
+echo timeout=0 >"$GT/ksft/drivers/net/hw/settings"
+echo timeout=360 >"$GT/ksft/drivers/net/settings"
+cat >"$GT/ksft/run_kselftest.sh" <<'EOS'
+#!/bin/sh
+# args: [-o N] -t coll:prog. Prints its -o, fails flaky.py on the first call.
+o=none
+[ "$1" = -o ] && { o=$2; shift 2; }
+t=$2; c=${t%%:*}; p=${t#*:}
+echo "# selftests: $c: $p"
+echo "# timeout: $o"
+if [ "$p" = flaky.py ] && [ ! -e "$STATE" ]; then
+    : >"$STATE"; echo "# not ok 1 flaky.case"; echo "not ok 1 selftests: $c: $p # exit=1"
+else
+    [ -n "$NCDEVMEM_PROOF" ] && echo "fake-accel: 4096 bytes of device memory at BAR offset 0" >>"$NCDEVMEM_PROOF"
+    echo "# ok 1 $p.case"; echo "ok 1 selftests: $c: $p"
+fi
+EOS
+chmod +x "$GT/guest/setup-net" "$GT/ksft/run_kselftest.sh"
+grun() {
+    rm -f "$GT/state"
+    STATE=$GT/state GUEST_DIR=$GT/guest KSFT=$GT/ksft KSFT_MACHINE_SLOW=yes KNOWN_CASES= "$@" \
+        bash "$ROOT/images/guest/run-tests" accel drivers/net/hw:flaky.py drivers/net:next.py
+}
+export -f grun
+export GT
+t "guest: a failed program is retried right after it, before the next program (was: after all)" \
+    bash -c 'out=$(grun env); [ "$(grep -E "^# devmem-lab: (begin|retry)" <<<"$out" | cut -d" " -f3-5)" = "$(printf "begin accel drivers/net/hw:flaky.py\nretry accel drivers/net/hw:flaky.py\nbegin accel drivers/net/hw:flaky.py\nbegin accel drivers/net:next.py")" ] || { echo "$out"; false; }'
+t "guest: a timeout=0 collection gets the default per-test timeout (600 s under TCG); timeout=360 is kept" \
+    bash -c 'out=$(grun env); grep -q "run_kselftest.sh -o 600 -t drivers/net/hw:flaky.py" <<<"$out" &&
+        grep -q "run_kselftest.sh  -t drivers/net:next.py" <<<"$out" || { echo "$out"; false; }'
+t "guest: TEST_TIMEOUT overrides every test's timeout" \
+    bash -c 'grun env TEST_TIMEOUT=77 | grep -q "run_kselftest.sh -o 77 -t drivers/net:next.py"'
+t "guest: ncdevmem's provider lines land inside the program's frame as proof lines" \
+    bash -c 'out=$(grun env); grep -B1 "^# devmem-lab: end accel drivers/net:next.py" <<<"$out" |
+        grep -q "^# devmem-lab: proof accel drivers/net:next.py fake-accel: 4096 bytes of device memory" || { echo "$out"; false; }'
+
+# --- run-vm: QEMU dying after the guest command finished is not a pass ---------------------
+cat >"$PT/die-qemu" <<'EOS'
+#!/bin/sh
+# A QEMU that runs the guest command to its end, then dies (exit 1).
+n=0
+for a in "$@"; do
+    case "$a" in file:*) n=$((n + 1)); f=${a#file:}
+        [ $n = 1 ] && echo "Run /sbin/devmem-lab-init as init process" >>"$f"
+        [ $n = 2 ] && echo "DEVMEM-LAB-EXIT: 0" >>"$f" ;;
+    esac
+done
+sleep 1
+exit 1
+EOS
+chmod +x "$PT/die-qemu"
+: >"$PT/k"
+t "run-vm: QEMU exiting 1 after the guest command finished is exit 125 (was: the command's 0)" \
+    bash -c 'QEMU=$1/die-qemu DEVMEM_LAB_ACCEL=tcg "$2/scripts/run-vm" --kernel "$1/k" --image "$1/k" \
+        --tests-disk "$1/k" --log-dir "$1/dvm" -- true >"$1/dvm.out" 2>&1; rc=$?
+        [ $rc = 125 ] && grep -q "QEMU then exited 1" "$1/dvm.out" || { cat "$1/dvm.out"; echo "exit $rc"; false; }' _ "$PT" "$ROOT"
