@@ -5,7 +5,7 @@ SHELL := /bin/bash
 export DL_T0 := $(shell date +%s)
 
 .PHONY: all help bootstrap fetch qemu kernel selftests image build run run-baseline run-gpu \
-	gpu-build check check-headers check-debug clean distclean bench soak
+	gpu-build check check-headers check-debug check-migration clean distclean bench soak
 .PHONY: fuzz check-asan
 .PHONY: patches check-patches oot-modules run-oot qemu-args check-kernel-config vng-run
 
@@ -23,6 +23,7 @@ help:
 	@echo "make check        build, then qtests + header agreement + style + a boot smoke test"
 	@echo "make check-headers  only the register-header agreement of QEMU and Linux"
 	@echo "make check-debug  debug kernel (KASAN, kmemleak, lockdep): fault scenarios, no splat/leak"
+	@echo "make check-migration  live-migrate a running guest twice during an ncdevmem stream (udmabuf, fake-accel)"
 	@echo "make build        only build (QEMU, kernel, selftests, guest image)"
 	@echo "make bootstrap    install the host packages (scripts/bootstrap)"
 	@echo "make fetch        fetch the QEMU and Linux sources from Debian (scripts/fetch-sources)"
@@ -134,6 +135,10 @@ check-headers:
 # Debug-kernel run: KASAN/kmemleak/lockdep kernel, fault scenarios of tests/guest/debug.list.
 check-debug: fetch
 	@scripts/run-debug
+
+# Live migration of a running guest (TCG, same host) during devmem RX, on both memories.
+check-migration: build
+	@scripts/check-migration
 
 clean:
 	rm -rf "$${DEVMEM_LAB_OUT:-out}"
