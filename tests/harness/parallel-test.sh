@@ -40,6 +40,16 @@ t "parallel: one guest runs every destructive program, after the others (none is
     bash -c 'prun "$PT/d1" --jobs 1 --tests "$PTESTS devmem-lab:dbg-y" >/dev/null 2>&1
         [ "$(grep "^# devmem-lab: begin" "$PT/d1/guest-1/output.log" | tail -n 2 | cut -d" " -f5 | tr "\n" " ")" = "devmem-lab:dbg-x devmem-lab:dbg-y " ] &&
         ! grep -qv "	done" "$PT/d1/jobs.tsv" || { cat "$PT/d1/jobs.tsv"; false; }'
+t "parallel: no guest runs a devmem program after an accel one (pairs in order, as in one guest)" \
+    bash -c 'printf "int main(){}\n// NCDEVMEM_PROOF fake-accel: %%zu bytes of device memory\n" >"$PKS/drivers/net/hw/ncdevmem"
+        printf "drivers/net:a.py devmem,accel\ndrivers/net:b.py devmem,accel\ndrivers/net:c.py devmem,accel\n" >"$PT/po.list"
+        mkdir -p "$PT/cache"   # the accel runs were the longest last time: longest-first alone would start them
+        printf "accel drivers/net:%s 100\n" a.py b.py c.py >"$PT/cache/durations.tsv"
+        par_env "$ROOT/scripts/run-selftests" --pairs "devmem accel" --list "$PT/po.list" \
+            --no-expect --no-known --jobs 2 --out "$PT/po" >/dev/null 2>&1
+        for g in "$PT"/po/guest-*; do
+            grep "^# devmem-lab: begin" "$g/output.log" | cut -d" " -f4 | uniq | tr "\n" " "; echo
+        done | grep -q "accel devmem" && { cat "$PT"/po/jobs.tsv; false; } || [ "$(grep -c "^accel" "$PT/po/matrix.txt")" = 3 ]'
 t "parallel: a guest that dies loses only its program (lost, not run again); the others finish the queue" \
     bash -c 'FAKE_DIE_ON=drivers/net/hw:d.py prun "$PT/die" --jobs 2 >/dev/null 2>&1
         [ "$(awk -F"\t" "\$4 == \"lost\"" "$PT/die/jobs.tsv" | cut -f2)" = drivers/net/hw:d.py ] &&
