@@ -140,6 +140,14 @@ t "guest: ncdevmem's provider lines land inside the program's frame as proof lin
     bash -c 'out=$(grun env); grep -B1 "^# devmem-lab: end accel drivers/net:next.py" <<<"$out" |
         grep -q "^# devmem-lab: proof accel drivers/net:next.py fake-accel: 4096 bytes of device memory" || { echo "$out"; false; }'
 
+mkdir -p "$GT/guest/bin"
+printf '#!/bin/sh\ncase "$1" in -g) echo "TCP data split:\ton";; -G) echo "$*" >>"$GT/ethtool-set";; esac\n' >"$GT/guest/bin/ethtool"
+chmod +x "$GT/guest/bin/ethtool"
+t "guest: tcp-data-split left on by an earlier program is set back to auto before the next one" \
+    bash -c 'rm -f "$GT/ethtool-set"; out=$(grun env GT="$GT"); grep -q "tcp-data-split was left on by an earlier program" <<<"$out" &&
+        grep -q "^-G eth0 tcp-data-split auto" "$GT/ethtool-set" || { echo "$out"; false; }'
+rm -rf "$GT/guest/bin"
+
 # --- run-vm: QEMU dying after the guest command finished is not a pass ---------------------
 cat >"$PT/die-qemu" <<'EOS'
 #!/bin/sh
