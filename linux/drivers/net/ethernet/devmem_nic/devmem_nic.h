@@ -290,6 +290,8 @@ struct dmnic {
 	struct work_struct admin_work;
 	/* a queue did not quiesce: reset the device before reusing memory */
 	struct work_struct reset_work;
+	/* a provider went away: apply a wanted rx-checksumming off */
+	struct work_struct features_work;
 
 	u32 rx_ring_size;
 	u32 tx_ring_size;
@@ -461,6 +463,7 @@ void dmnic_hds_thresh_write(struct dmnic *dm);
 int dmnic_reconfigure(struct dmnic *dm, unsigned int num_queues,
 		      u32 rx_ring_size, u32 tx_ring_size, bool hds);
 void dmnic_qerr_work(struct work_struct *work);
+void dmnic_features_work(struct work_struct *work);
 void dmnic_queue_bad(struct dmnic *dm, unsigned int q, bool tx,
 		     const char *why);
 void dmnic_quiesce(struct dmnic *dm);

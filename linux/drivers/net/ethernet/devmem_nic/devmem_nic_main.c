@@ -182,6 +182,7 @@ static int dmnic_alloc_irqs(struct dmnic *dm)
 
 	INIT_WORK(&dm->admin_work, dmnic_admin_work);
 	INIT_WORK(&dm->reset_work, dmnic_reset_work);
+	INIT_WORK(&dm->features_work, dmnic_features_work);
 	INIT_DELAYED_WORK(&dm->qerr_work, dmnic_qerr_work);
 	INIT_DELAYED_WORK(&dm->health_work, dmnic_health_work);
 	err = request_irq(dmnic_admin_irq_nr(dm), dmnic_admin_irq, 0,
@@ -344,6 +345,8 @@ static void dmnic_remove(struct pci_dev *pdev)
 	 */
 	disable_delayed_work_sync(&dm->qerr_work);
 	disable_work_sync(&dm->reset_work);
+	/* Unregistered: the work sees that and leaves the features alone. */
+	disable_work_sync(&dm->features_work);
 	dmnic_free_irqs(dm);
 	dmnic_reset_hw(dm);
 	pci_clear_master(pdev);

@@ -760,6 +760,26 @@ static netdev_features_t dmnic_fix_features(struct net_device *netdev,
 	return features;
 }
 
+/*
+ * The core does not recompute the features when a memory provider goes
+ * away, so a "rx off" that dmnic_fix_features() overrode would stay
+ * pending (and a repeated request is a no-op: it is already wanted).
+ * Recompute them once the last provider is gone. Needs the RTNL, which
+ * the unbinding path does not hold, so from a work item.
+ */
+void dmnic_features_work(struct work_struct *work)
+{
+	struct dmnic *dm = container_of(work, struct dmnic, features_work);
+	struct net_device *netdev = dm->netdev;
+
+	rtnl_lock();
+	netdev_lock(netdev);
+	if (netdev->reg_state == NETREG_REGISTERED)
+		netdev_update_features(netdev);
+	netdev_unlock(netdev);
+	rtnl_unlock();
+}
+
 static const struct net_device_ops dmnic_netdev_ops = {
 	.ndo_open		= dmnic_open,
 	.ndo_stop		= dmnic_stop,
@@ -808,6 +828,10 @@ static int dmnic_queue_mem_alloc(struct net_device *netdev,
 			   idx);
 		return -EOPNOTSUPP;
 	}
+	/* The last provider is going away: a held-back rx off can apply. */
+	if ((netdev->features & ~netdev->wanted_features & NETIF_F_RXCSUM) &&
+	    !dmnic_min_mp_channel_count(netdev))
+		schedule_work(&dm->features_work);
 	return dmnic_rx_alloc(dm, rx, idx, NULL);
 }
 
