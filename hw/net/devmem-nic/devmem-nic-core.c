@@ -966,12 +966,21 @@ static void dmnic_tx_send(DevmemNicCore *core, uint8_t *buf, size_t len)
  * TCP segmentation of the gathered super-frame in core->tx_buf.
  * Returns false (queue error raised) if the frame cannot be segmented.
  *
- * Not net_tx_pkt's software segmentation: it leaves FIN and PSH on every
- * segment (net_tx_pkt_tcp_fragment_advance() clears only CWR), where the
- * spec (and Linux's tcp_gso_segment()) keep them for the last one; it
- * sums the payload a byte at a time (see dmnic_csum_add()); and to a peer
- * with a vnet header it hands the super-frame unsegmented, so what goes
- * on the wire would depend on the backend.
+ * Not net_tx_pkt's software segmentation (hw/net/net_tx_pkt.c):
+ * - net_tx_pkt_tcp_fragment_init() clears FIN and PSH in the one TCP
+ *   header copy every segment is sent with, the last one included; the
+ *   spec (and Linux's tcp_gso_segment()) keep them on the last segment,
+ *   so a FIN sent with data would never reach the peer;
+ * - net_tx_pkt_add_raw_fragment_pci() maps each fragment with
+ *   pci_dma_map(): payload in MMIO (devmem TX from fake-accel's BAR, P2P
+ *   through the switch) gets a bounce buffer, and the address space has
+ *   at most DEFAULT_MAX_BOUNCE_BUFFER_SIZE (4096) bytes of them at a time,
+ *   so a super-frame with more than 4 KiB of accelerator payload could
+ *   not be gathered; dmnic_dma_read() copies any length, and is where the
+ *   DMA fault hook sits, which a mapping would bypass;
+ * - it sums the payload a byte at a time (see dmnic_csum_add());
+ * - to a peer with a vnet header it hands the super-frame unsegmented,
+ *   so what goes on the wire would depend on the backend.
  */
 static bool dmnic_tx_tso(DevmemNicCore *core, unsigned qi, size_t len,
                          const DmnicTxd *d0, bool send, uint32_t *nseg,
