@@ -149,18 +149,14 @@ static bool dmnic_gro_parse(DmnicGroSeg *s, const uint8_t *buf, size_t size,
 {
     size_t off = ETH_HLEN, limit = size, dend = 0;
     uint16_t et;
-    int tags, proto = -1;
+    int proto = -1;
     size_t doff;
 
     memset(s, 0, sizeof(*s));
     s->buf = buf;
     s->size = size;
     et = lduw_be_p(buf + 12);
-    for (tags = 0; tags < 2 && (et == ETH_P_VLAN || et == ETH_P_DVLAN) &&
-                   off + sizeof(struct vlan_header) <= size; tags++) {
-        et = lduw_be_p(buf + off + 2);
-        off += sizeof(struct vlan_header);
-    }
+    /* no VLAN tags (spec): the driver finds the IP header at 14 */
     if (et != ETH_P_IP && et != ETH_P_IPV6) {
         return false;
     }
@@ -550,13 +546,25 @@ static void dmnic_gro_timer(void *opaque)
     int64_t now = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
     int64_t next = INT64_MAX;
     unsigned i, n = core->num_queues * DMNIC_GRO_NUM_CTX;
+    unsigned done;
 
-    for (i = 0; i < n; i++) {
-        DmnicGroCtx *c = &core->gro[i];
+    /* the expired contexts, oldest first: at most n rounds */
+    for (done = 0; done < n; done++) {
+        DmnicGroCtx *oldest = NULL;
 
-        if (c->used && c->deadline <= now) {
-            dmnic_gro_deliver(core, i / DMNIC_GRO_NUM_CTX, c, "timeout");
+        for (i = 0; i < n; i++) {
+            DmnicGroCtx *c = &core->gro[i];
+
+            if (c->used && c->deadline <= now &&
+                (!oldest || c->opened < oldest->opened)) {
+                oldest = c;
+            }
         }
+        if (!oldest) {
+            break;
+        }
+        dmnic_gro_deliver(core, (oldest - core->gro) / DMNIC_GRO_NUM_CTX,
+                          oldest, "timeout");
     }
     for (i = 0; i < n; i++) {
         if (core->gro[i].used) {
