@@ -428,6 +428,8 @@ bool dmnic_rx_pkt_len_ok(u32 pkt_len, u32 placed);
 u32 dmnic_gro_ctrl(netdev_features_t features);
 void dmnic_gro_program(struct dmnic *dm, netdev_features_t features);
 u64 dmnic_gro_wire_bytes(u32 bytes, u32 segs, u32 hdr_len);
+u32 dmnic_rx_gro_skb(struct sk_buff *skb, const struct dmnic_rx_cmpl *c,
+		     u32 flags);
 enum pkt_hash_types dmnic_rx_hash_type(u8 rss_type);
 unsigned int dmnic_xdp_max_mtu(bool xdp_frags);
 

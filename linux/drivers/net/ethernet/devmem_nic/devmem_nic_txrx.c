@@ -1196,8 +1196,8 @@ bad:
  * IP header; the device's candidates carry no VLAN tag. Returns the header
  * length of the packet, or 0 if it is not what the device promised.
  */
-static u32 dmnic_rx_gro_skb(struct sk_buff *skb, const struct dmnic_rx_cmpl *c,
-			    u32 flags)
+u32 dmnic_rx_gro_skb(struct sk_buff *skb, const struct dmnic_rx_cmpl *c,
+		     u32 flags)
 {
 	u32 thoff = le16_to_cpu(c->l4_off), segs = c->gro_segs;
 	struct skb_shared_info *shinfo = skb_shinfo(skb);
