@@ -348,9 +348,14 @@ static void test_regs(void)
     g_assert_cmpuint(dn_rd(&s, DMNIC_REG_GRO_TIMEOUT), ==, 1);
     dn_wr(&s, DMNIC_REG_GRO_TIMEOUT, 200000);
     g_assert_cmpuint(dn_rd(&s, DMNIC_REG_GRO_TIMEOUT), ==, 100000);
+    dn_wr(&s, DMNIC_REG_GRO_MAX_AGE, 0);
+    g_assert_cmpuint(dn_rd(&s, DMNIC_REG_GRO_MAX_AGE), ==, 1);
+    dn_wr(&s, DMNIC_REG_GRO_MAX_AGE, 20000000);
+    g_assert_cmpuint(dn_rd(&s, DMNIC_REG_GRO_MAX_AGE), ==, 10000000);
     dn_wr(&s, DMNIC_REG_CTRL, DMNIC_CTRL_RESET);
     g_assert_cmphex(dn_rd(&s, DMNIC_REG_GRO_CTRL), ==, 0);
     g_assert_cmpuint(dn_rd(&s, DMNIC_REG_GRO_TIMEOUT), ==, 1000);
+    g_assert_cmpuint(dn_rd(&s, DMNIC_REG_GRO_MAX_AGE), ==, 100000);
     dn_stop(&s);
 }
 
@@ -765,13 +770,36 @@ static void test_flush_v6(const void *opaque)
     run_flush_case(6, opaque);
 }
 
-/* The context timer restarts with each merge; it stops with the VM */
+/*
+ * Contexts end when the queue is idle for GRO_TIMEOUT (any frame restarts
+ * it), or GRO_MAX_AGE after they were opened
+ */
 static void test_timeout(void)
 {
+    uint8_t f[DN_FRAME_MAX];
+    DlPktSpec udp;
+    size_t len;
     GroSeg g;
     DnState s;
+    unsigned i;
 
     gro_start(&s, DMNIC_GRO_CTRL_HW, NULL);
+    dn_wr(&s, DMNIC_REG_GRO_MAX_AGE, 3 * GRO_TIMEOUT_US);
+
+    /* a UDP frame every half timeout keeps the queue busy: the age ends */
+    seg_default(&g, 4, 0, 100);
+    send_seg(&s, &g);
+    dl_pkt_default(&udp, 4, DL_PROTO_UDP, 20);
+    len = dl_pkt_build(&udp, f, NULL);
+    for (i = 0; i < 5; i++) {
+        qtest_clock_step(s.qts, GRO_TIMEOUT_US * 500LL);
+        dn_inject(&s, f, len);
+    }
+    expect_lens(&s, (const int[]){ 20, 20, 20, 20, 20 }, 5);
+    qtest_clock_step(s.qts, GRO_TIMEOUT_US * 500LL);
+    expect_lens(&s, (const int[]){ 100 }, 1);
+    dn_wr(&s, DMNIC_REG_GRO_MAX_AGE, 100000);
+
     seg_default(&g, 4, 0, 100);
     send_seg(&s, &g);
     qtest_clock_step(s.qts, GRO_TIMEOUT_US * 1000LL - 1000);

@@ -1406,6 +1406,7 @@ void devmem_nic_core_reset(DevmemNicCore *core)
     devmem_nic_gro_discard(core, -1);
     core->gro_ctrl = 0;
     core->gro_timeout = DMNIC_GRO_TIMEOUT_RESET;
+    core->gro_max_age = DMNIC_GRO_MAX_AGE_RESET;
     for (i = 0; i < DMNIC_MAX_QUEUES; i++) {
         dmnic_queue_reset(&core->q[i]);
     }
@@ -1637,6 +1638,9 @@ uint64_t devmem_nic_core_read(DevmemNicCore *core, hwaddr addr, unsigned size)
             break;
         case DMNIC_REG_GRO_TIMEOUT:
             val = core->gro_timeout;
+            break;
+        case DMNIC_REG_GRO_MAX_AGE:
+            val = core->gro_max_age;
             break;
         case DMNIC_REG_GRO_NUM_CTX:
             val = DMNIC_GRO_NUM_CTX;
@@ -1981,6 +1985,9 @@ void devmem_nic_core_write(DevmemNicCore *core, hwaddr addr, uint64_t val64,
         case DMNIC_REG_GRO_TIMEOUT:
             devmem_nic_gro_write_timeout(core, val);
             break;
+        case DMNIC_REG_GRO_MAX_AGE:
+            devmem_nic_gro_write_max_age(core, val);
+            break;
         default:
             ok = false;
             break;
@@ -2231,7 +2238,8 @@ static bool dmnic_gro_needed(void *opaque)
     DevmemNicCore *core = opaque;
     unsigned qi;
 
-    if (core->gro_ctrl || core->gro_timeout != DMNIC_GRO_TIMEOUT_RESET) {
+    if (core->gro_ctrl || core->gro_timeout != DMNIC_GRO_TIMEOUT_RESET ||
+        core->gro_max_age != DMNIC_GRO_MAX_AGE_RESET) {
         return true;
     }
     for (qi = 0; qi < core->num_queues; qi++) {
@@ -2250,6 +2258,8 @@ static int dmnic_gro_post_load(void *opaque, int version_id)
     core->gro_ctrl &= DMNIC_GRO_CTRL_HW | DMNIC_GRO_CTRL_LRO;
     core->gro_timeout = MAX(MIN(core->gro_timeout, DMNIC_GRO_TIMEOUT_MAX),
                             DMNIC_GRO_TIMEOUT_MIN);
+    core->gro_max_age = MAX(MIN(core->gro_max_age, DMNIC_GRO_MAX_AGE_MAX),
+                            DMNIC_GRO_MAX_AGE_MIN);
     return 0;
 }
 
@@ -2263,6 +2273,7 @@ static const VMStateDescription vmstate_dmnic_gro = {
     .fields = (const VMStateField[]) {
         VMSTATE_UINT32(gro_ctrl, DevmemNicCore),
         VMSTATE_UINT32(gro_timeout, DevmemNicCore),
+        VMSTATE_UINT32(gro_max_age, DevmemNicCore),
         VMSTATE_STRUCT_ARRAY(q, DevmemNicCore, DMNIC_MAX_QUEUES, 1,
                              vmstate_dmnic_queue_gro, DmnicQueue),
         VMSTATE_END_OF_LIST()

@@ -117,7 +117,7 @@ typedef struct DmnicGroCtx {
     uint32_t nsegs;
     uint64_t wire_bytes;
     uint64_t opened;        /* open order: the oldest is reused */
-    int64_t deadline;       /* QEMU_CLOCK_VIRTUAL ns */
+    int64_t deadline;       /* opened + GRO_MAX_AGE, QEMU_CLOCK_VIRTUAL ns */
     DmnicRxSteer st;        /* steering results of the first segment */
     uint8_t *buf;           /* headers + payload, allocated on first use */
 } DmnicGroCtx;
@@ -165,7 +165,9 @@ typedef struct DevmemNicCore {
     /* hardware GRO (devmem-nic-gro.c): registers, contexts, timer */
     uint32_t gro_ctrl;
     uint32_t gro_timeout;
+    uint32_t gro_max_age;
     DmnicGroCtx *gro;       /* num_queues * DMNIC_GRO_NUM_CTX, not migrated */
+    int64_t *gro_idle;      /* per queue: last frame + GRO_TIMEOUT (ns) */
     uint64_t gro_opened;
     QEMUTimer *gro_timer;
 
@@ -212,6 +214,7 @@ void devmem_nic_gro_flush(DevmemNicCore *core, int qi);
 void devmem_nic_gro_discard(DevmemNicCore *core, int qi);
 void devmem_nic_gro_write_ctrl(DevmemNicCore *core, uint32_t val);
 void devmem_nic_gro_write_timeout(DevmemNicCore *core, uint32_t val);
+void devmem_nic_gro_write_max_age(DevmemNicCore *core, uint32_t val);
 /* core: place a packet built by GRO (@o NULL: as an ordinary frame) */
 void devmem_nic_core_rx_place(DevmemNicCore *core, unsigned qi,
                               const uint8_t *buf, size_t size,

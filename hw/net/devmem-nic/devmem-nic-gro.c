@@ -390,8 +390,8 @@ static void dmnic_gro_open(DevmemNicCore *core, unsigned qi, DmnicGroCtx *c,
     c->opened = ++core->gro_opened;
     c->st = *st;
     c->deadline = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) +
-                  (int64_t)core->gro_timeout * SCALE_US;
-    dmnic_gro_timer_arm(core, c->deadline);
+                  (int64_t)core->gro_max_age * SCALE_US;
+    dmnic_gro_timer_arm(core, MIN(c->deadline, core->gro_idle[qi]));
     trace_devmem_nic_gro_open(qi, c - dmnic_gro_ctx(core, qi, 0), s->len);
 }
 
@@ -410,9 +410,6 @@ static void dmnic_gro_merge(DevmemNicCore *core, DmnicGroCtx *c,
         memcpy(th1 + 8, th + 8, 4);         /* ack */
         memcpy(th1 + 14, th + 14, 2);       /* window */
     }
-    c->deadline = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) +
-                  (int64_t)core->gro_timeout * SCALE_US;
-    dmnic_gro_timer_arm(core, c->deadline);
 }
 
 bool devmem_nic_gro_receive(DevmemNicCore *core, unsigned qi,
@@ -426,8 +423,13 @@ bool devmem_nic_gro_receive(DevmemNicCore *core, unsigned qi,
     bool final;
     unsigned i;
 
-    if (!dmnic_gro_enabled(core) || !core->gro ||
-        size > DMNIC_GRO_IP_MAX + DMNIC_GRO_HDR_MAX ||
+    if (!dmnic_gro_enabled(core) || !core->gro) {
+        return false;
+    }
+    /* every frame of the queue keeps its contexts open (spec: idle) */
+    core->gro_idle[qi] = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) +
+                         (int64_t)core->gro_timeout * SCALE_US;
+    if (size > DMNIC_GRO_IP_MAX + DMNIC_GRO_HDR_MAX ||
         (pflags & DMNIC_RXC_F_L4_CSUM_BAD) ||
         !dmnic_gro_parse(&s, buf, size, pflags)) {
         return false;
@@ -540,6 +542,13 @@ void devmem_nic_gro_discard(DevmemNicCore *core, int qi)
     }
 }
 
+/* When context @i (index in core->gro) is to be delivered */
+static int64_t dmnic_gro_due(DevmemNicCore *core, unsigned i,
+                             const DmnicGroCtx *c)
+{
+    return MIN(c->deadline, core->gro_idle[i / DMNIC_GRO_NUM_CTX]);
+}
+
 static void dmnic_gro_timer(void *opaque)
 {
     DevmemNicCore *core = opaque;
@@ -555,7 +564,7 @@ static void dmnic_gro_timer(void *opaque)
         for (i = 0; i < n; i++) {
             DmnicGroCtx *c = &core->gro[i];
 
-            if (c->used && c->deadline <= now &&
+            if (c->used && dmnic_gro_due(core, i, c) <= now &&
                 (!oldest || c->opened < oldest->opened)) {
                 oldest = c;
             }
@@ -568,7 +577,7 @@ static void dmnic_gro_timer(void *opaque)
     }
     for (i = 0; i < n; i++) {
         if (core->gro[i].used) {
-            next = MIN(next, core->gro[i].deadline);
+            next = MIN(next, dmnic_gro_due(core, i, &core->gro[i]));
         }
     }
     if (next != INT64_MAX) {
@@ -600,9 +609,20 @@ void devmem_nic_gro_write_timeout(DevmemNicCore *core, uint32_t val)
     core->gro_timeout = val;
 }
 
+void devmem_nic_gro_write_max_age(DevmemNicCore *core, uint32_t val)
+{
+    if (val < DMNIC_GRO_MAX_AGE_MIN || val > DMNIC_GRO_MAX_AGE_MAX) {
+        qemu_log_mask(LOG_GUEST_ERROR,
+                      "devmem-nic: GRO_MAX_AGE %u out of range\n", val);
+        val = MAX(MIN(val, DMNIC_GRO_MAX_AGE_MAX), DMNIC_GRO_MAX_AGE_MIN);
+    }
+    core->gro_max_age = val;
+}
+
 void devmem_nic_gro_realize(DevmemNicCore *core)
 {
     core->gro = g_new0(DmnicGroCtx, core->num_queues * DMNIC_GRO_NUM_CTX);
+    core->gro_idle = g_new0(int64_t, core->num_queues);
     core->gro_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, dmnic_gro_timer, core);
 }
 
@@ -620,5 +640,7 @@ void devmem_nic_gro_unrealize(DevmemNicCore *core)
         }
         g_free(core->gro);
         core->gro = NULL;
+        g_free(core->gro_idle);
+        core->gro_idle = NULL;
     }
 }

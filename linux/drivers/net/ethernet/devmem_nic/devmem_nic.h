@@ -33,11 +33,14 @@
 #define DMNIC_HDR_BUF_SIZE	2048
 #define DMNIC_MAX_MTU		9000
 /*
- * GRO context timeout (REG_GRO_TIMEOUT): segments of a burst a TCG guest
- * sends one by one still meet; well under the 100 ms gaps a sender uses
- * to end a burst (gro.c data_burst).
+ * Hardware GRO timing: a queue idle this long ends its contexts
+ * (REG_GRO_TIMEOUT), long enough for the frames of a burst a TCG guest
+ * sends one by one, well under the 100 ms pauses that end a burst in the
+ * selftests (gro.c data_burst); and a context ends at this age however
+ * busy its queue is (REG_GRO_MAX_AGE).
  */
-#define DMNIC_GRO_TIMEOUT_US	5000
+#define DMNIC_GRO_TIMEOUT_US	10000
+#define DMNIC_GRO_MAX_AGE_US	1000000
 
 /* Worst case descriptors per packet: head + all frags. */
 #define DMNIC_TX_DESC_NEEDED	(MAX_SKB_FRAGS + 1)

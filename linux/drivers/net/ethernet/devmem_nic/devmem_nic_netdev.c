@@ -778,6 +778,7 @@ void dmnic_gro_program(struct dmnic *dm, netdev_features_t features)
 	if (!(dm->caps & (DMNIC_CAPS_HW_GRO | DMNIC_CAPS_LRO)))
 		return;
 	dmnic_wr32(dm, DMNIC_REG_GRO_TIMEOUT, DMNIC_GRO_TIMEOUT_US);
+	dmnic_wr32(dm, DMNIC_REG_GRO_MAX_AGE, DMNIC_GRO_MAX_AGE_US);
 	dmnic_wr32(dm, DMNIC_REG_GRO_CTRL, dmnic_gro_ctrl(features));
 }
 

@@ -86,7 +86,7 @@
 #define DMNIC_REG_GRO_CTRL          0x0040  /* RW: 1.2 hardware GRO */
 #define DMNIC_GRO_CTRL_HW           BIT(0)   /* GRO-HW rules */
 #define DMNIC_GRO_CTRL_LRO          BIT(1)   /* LRO (ignored with HW) */
-#define DMNIC_REG_GRO_TIMEOUT       0x0044  /* RW: context timeout, us */
+#define DMNIC_REG_GRO_TIMEOUT       0x0044  /* RW: queue idle time, us */
 #define DMNIC_GRO_TIMEOUT_MIN       1
 #define DMNIC_GRO_TIMEOUT_MAX       100000
 #define DMNIC_GRO_TIMEOUT_RESET     1000
@@ -94,6 +94,10 @@
 #define DMNIC_GRO_NUM_CTX           8       /* contexts per queue */
 #define DMNIC_REG_GRO_MAX_SEGS      0x004c  /* RO: DMNIC_GRO_MAX_SEGS */
 #define DMNIC_GRO_MAX_SEGS          64      /* segments per packet */
+#define DMNIC_REG_GRO_MAX_AGE       0x0050  /* RW: context age limit, us */
+#define DMNIC_GRO_MAX_AGE_MIN       1
+#define DMNIC_GRO_MAX_AGE_MAX       10000000
+#define DMNIC_GRO_MAX_AGE_RESET     100000
 
 /* Global counters, 64 bit, RO, cleared only by reset */
 #define DMNIC_REG_G_RX_FRAMES       0x0100  /* 64: frames from the cable */

@@ -1275,7 +1275,8 @@ static void dmnic_rx_deliver(struct dmnic *dm, struct dmnic_rx_queue *rx,
 			     u32 bytes)
 {
 	enum dmnic_rx_verdict verdict;
-	u32 gro_hlen = 0;
+	u32 gro_hlen = 0, segs = 1;
+	u64 wire = bytes;
 
 	verdict = dmnic_rx_verdict(flags, skb_shinfo(skb)->nr_frags,
 				   skb_frags_readable(skb),
@@ -1295,6 +1296,8 @@ static void dmnic_rx_deliver(struct dmnic *dm, struct dmnic_rx_queue *rx,
 			dmnic_rx_drop(rx);
 			return;
 		}
+		segs = c->gro_segs;
+		wire = dmnic_gro_wire_bytes(bytes, segs, gro_hlen);
 	}
 
 	if ((flags & DMNIC_RXC_F_RSS) && (dm->netdev->features & NETIF_F_RXHASH))
@@ -1303,19 +1306,19 @@ static void dmnic_rx_deliver(struct dmnic *dm, struct dmnic_rx_queue *rx,
 
 	skb_record_rx_queue(skb, rx->idx);
 
+	/* qstats count wire packets; hw-gro only for GRO-HW, not LRO */
 	u64_stats_update_begin(&rx->stats.syncp);
-	rx->stats.packets++;
-	rx->stats.bytes += bytes;
+	rx->stats.packets += segs;
+	rx->stats.bytes += wire;
 	if (skb->ip_summed == CHECKSUM_NONE)
 		rx->stats.csum_none++;
 	else
 		rx->stats.csum_unnecessary++;
-	if (gro_hlen) {
+	if (gro_hlen && (dm->netdev->features & NETIF_F_GRO_HW)) {
 		rx->stats.hw_gro_packets++;
 		rx->stats.hw_gro_bytes += bytes;
-		rx->stats.hw_gro_wire_packets += c->gro_segs;
-		rx->stats.hw_gro_wire_bytes +=
-			dmnic_gro_wire_bytes(bytes, c->gro_segs, gro_hlen);
+		rx->stats.hw_gro_wire_packets += segs;
+		rx->stats.hw_gro_wire_bytes += wire;
 	}
 	if (flags & DMNIC_RXC_F_SPLIT)
 		rx->stats.hds_split++;
