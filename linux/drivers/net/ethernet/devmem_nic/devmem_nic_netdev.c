@@ -283,6 +283,30 @@ static void dmnic_qvs_stop(struct dmnic *dm)
 }
 
 /*
+ * XPS: CPU c sends on queue c % num_queues only, as drivers with a channel
+ * per CPU do, so the packets of a single-threaded sender leave in the order
+ * it sent them (without XPS each flow hashes to its own queue and the
+ * device serves the queues in turn: receivers that check the order of
+ * several flows, such as gro_hw.py test_gro_order, see them reordered).
+ */
+static void dmnic_set_xps(struct dmnic *dm)
+{
+	cpumask_var_t mask;
+	unsigned int q, cpu;
+
+	if (!zalloc_cpumask_var(&mask, GFP_KERNEL))
+		return;
+	for (q = 0; q < dm->num_queues; q++) {
+		cpumask_clear(mask);
+		for_each_possible_cpu(cpu)
+			if (cpu % dm->num_queues == q)
+				cpumask_set_cpu(cpu, mask);
+		netif_set_xps_queue(dm->netdev, mask, q);
+	}
+	free_cpumask_var(mask);
+}
+
+/*
  * Make the queue pairs in dm->qv[0..num_queues-1] live: queue counts, IRQs,
  * RSS and rules, rings into the device. On failure nothing is live and the
  * pairs are still in dm->qv for the caller to free or start again.
@@ -296,6 +320,7 @@ static int dmnic_qvs_start(struct dmnic *dm)
 					dm->num_queues);
 	if (err)
 		return err;
+	dmnic_set_xps(dm);
 
 	for (q = 0; q < dm->num_queues; q++) {
 		int irq = dmnic_queue_irq_nr(dm, q);
