@@ -116,11 +116,24 @@ typedef struct DmnicGroCtx {
     uint32_t mss;
     uint32_t nsegs;
     uint64_t wire_bytes;
-    uint64_t opened;        /* open order: the oldest is reused */
     int64_t deadline;       /* opened + GRO_MAX_AGE, QEMU_CLOCK_VIRTUAL ns */
     DmnicRxSteer st;        /* steering results of the first segment */
-    uint8_t *buf;           /* headers + payload, allocated on first use */
+    uint32_t hash;          /* of the flow */
+    int32_t hnext;          /* hash chain; the free list when unused */
+    int32_t lprev, lnext;   /* open order, oldest first */
+    uint32_t cap;           /* size of buf */
+    uint8_t *buf;           /* headers + payload */
 } DmnicGroCtx;
+
+#define DMNIC_GRO_HASH      256     /* hash chains per queue */
+
+/* The contexts of one queue */
+typedef struct DmnicGroQueue {
+    int32_t bucket[DMNIC_GRO_HASH];
+    int32_t lru_head, lru_tail;
+    int32_t free;
+    int64_t idle;           /* last frame + GRO_TIMEOUT, ns */
+} DmnicGroQueue;
 
 typedef struct DevmemNicCore {
     PCIDevice *owner;
@@ -167,8 +180,8 @@ typedef struct DevmemNicCore {
     uint32_t gro_timeout;
     uint32_t gro_max_age;
     DmnicGroCtx *gro;       /* num_queues * DMNIC_GRO_NUM_CTX, not migrated */
-    int64_t *gro_idle;      /* per queue: last frame + GRO_TIMEOUT (ns) */
-    uint64_t gro_opened;
+    DmnicGroQueue *gro_q;   /* per queue */
+    uint64_t gro_mem;       /* bytes of context buffers */
     QEMUTimer *gro_timer;
 
     /* scratch buffers for TX gather and TSO segments, not migrated */

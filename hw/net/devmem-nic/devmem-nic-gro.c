@@ -20,6 +20,10 @@
 
 /* headers of the first segment plus the largest merged payload */
 #define DMNIC_GRO_BUF_SIZE      (DMNIC_GRO_HDR_MAX + 65536)
+/* a context's first buffer; bigger ones are freed when it ends */
+#define DMNIC_GRO_BUF_MIN       2048
+/* segment data the device holds across all contexts (spec) */
+#define DMNIC_GRO_MEM_MAX       (64 * 1024 * 1024)
 #define DMNIC_GRO_HDR_MAX       1024
 #define DMNIC_GRO_IP_MAX        65535
 #define DMNIC_GRO_PAD_FRAME     60      /* ETH_ZLEN: padding allowed */
@@ -61,7 +65,7 @@ static bool dmnic_gro_lro(DevmemNicCore *core)
 }
 
 static DmnicGroCtx *dmnic_gro_ctx(DevmemNicCore *core, unsigned qi,
-                                  unsigned i)
+                                  int i)
 {
     return &core->gro[qi * DMNIC_GRO_NUM_CTX + i];
 }
@@ -309,6 +313,121 @@ static const char *dmnic_gro_flush_reason(DevmemNicCore *core, DmnicGroCtx *c,
 /* Contexts                                                            */
 /* ------------------------------------------------------------------ */
 
+static DmnicGroQueue *dmnic_gro_q(DevmemNicCore *core, unsigned qi)
+{
+    return &core->gro_q[qi];
+}
+
+/* Empty hash chains and open order; every context on the free list */
+static void dmnic_gro_q_init(DevmemNicCore *core, unsigned qi)
+{
+    DmnicGroQueue *gq = dmnic_gro_q(core, qi);
+    unsigned i;
+
+    for (i = 0; i < DMNIC_GRO_HASH; i++) {
+        gq->bucket[i] = -1;
+    }
+    gq->lru_head = gq->lru_tail = -1;
+    gq->free = 0;
+    for (i = 0; i < DMNIC_GRO_NUM_CTX; i++) {
+        DmnicGroCtx *c = dmnic_gro_ctx(core, qi, i);
+
+        c->used = false;
+        c->hnext = i + 1 < DMNIC_GRO_NUM_CTX ? i + 1 : -1;
+    }
+}
+
+static uint32_t dmnic_gro_hash(const DmnicGroSeg *s)
+{
+    uint32_t h = 2166136261u;
+    unsigned i, j;
+
+#define DMNIC_FNV(b) (h = (h ^ (b)) * 16777619u)
+    for (i = 0; i < s->nip; i++) {
+        const uint8_t *ip = s->buf + s->ip[i].off;
+
+        if (s->ip[i].ver == 4) {
+            DMNIC_FNV(ip[9]);
+            for (j = 12; j < 20; j++) {
+                DMNIC_FNV(ip[j]);
+            }
+        } else {
+            DMNIC_FNV(ip[1] & 0x0f);
+            DMNIC_FNV(ip[2]);
+            DMNIC_FNV(ip[3]);
+            for (j = 8; j < 40; j++) {
+                DMNIC_FNV(ip[j]);
+            }
+        }
+    }
+    for (j = 0; j < 4; j++) {
+        DMNIC_FNV(s->buf[s->l4_off + j]);
+    }
+#undef DMNIC_FNV
+    return h;
+}
+
+/* Reserve @need bytes of buffer for @c within the device's memory */
+static bool dmnic_gro_reserve(DevmemNicCore *core, DmnicGroCtx *c,
+                              size_t need)
+{
+    size_t cap;
+
+    if (need <= c->cap) {
+        return true;
+    }
+    cap = MIN(MAX(MAX((size_t)c->cap * 2, need), DMNIC_GRO_BUF_MIN),
+              DMNIC_GRO_BUF_SIZE);
+    if (need > cap || core->gro_mem + cap - c->cap > DMNIC_GRO_MEM_MAX) {
+        return false;
+    }
+    c->buf = g_realloc(c->buf, cap);
+    core->gro_mem += cap - c->cap;
+    c->cap = cap;
+    return true;
+}
+
+/* Big buffers go back when their context ends; small ones are reused */
+static void dmnic_gro_trim(DevmemNicCore *core, DmnicGroCtx *c)
+{
+    if (c->cap > DMNIC_GRO_BUF_MIN) {
+        core->gro_mem -= c->cap;
+        g_free(c->buf);
+        c->buf = NULL;
+        c->cap = 0;
+    }
+}
+
+/* Take context @idx off its hash chain and the open order: free */
+static void dmnic_gro_unlink(DevmemNicCore *core, unsigned qi, int idx)
+{
+    DmnicGroQueue *gq = dmnic_gro_q(core, qi);
+    DmnicGroCtx *c = dmnic_gro_ctx(core, qi, idx);
+    int32_t *pp = &gq->bucket[c->hash % DMNIC_GRO_HASH];
+    unsigned n;
+
+    for (n = 0; n < DMNIC_GRO_NUM_CTX && *pp >= 0; n++) {
+        if (*pp == idx) {
+            *pp = c->hnext;
+            break;
+        }
+        pp = &dmnic_gro_ctx(core, qi, *pp)->hnext;
+    }
+    if (c->lprev >= 0) {
+        dmnic_gro_ctx(core, qi, c->lprev)->lnext = c->lnext;
+    } else {
+        gq->lru_head = c->lnext;
+    }
+    if (c->lnext >= 0) {
+        dmnic_gro_ctx(core, qi, c->lnext)->lprev = c->lprev;
+    } else {
+        gq->lru_tail = c->lprev;
+    }
+    c->used = false;
+    c->hnext = gq->free;
+    gq->free = idx;
+}
+
 static void dmnic_gro_timer_arm(DevmemNicCore *core, int64_t deadline)
 {
     if (!timer_pending(core->gro_timer) ||
@@ -336,20 +455,24 @@ static void dmnic_gro_fix_headers(DmnicGroCtx *c)
     }
 }
 
-/* Deliver context @c of queue @qi and free it */
-static void dmnic_gro_deliver(DevmemNicCore *core, unsigned qi,
-                              DmnicGroCtx *c, const char *why)
+/* Deliver context @idx of queue @qi; it is free afterwards */
+static void dmnic_gro_deliver(DevmemNicCore *core, unsigned qi, int idx,
+                              const char *why)
 {
+    DmnicGroCtx *c = dmnic_gro_ctx(core, qi, idx);
     DmnicGroOut o = { 0 };
 
-    c->used = false;
+    /* free first: a queue error while placing discards the others */
+    dmnic_gro_unlink(core, qi, idx);
     trace_devmem_nic_gro_flush(qi, c->nsegs, c->pay_len, why);
     if (!devmem_nic_core_rx_running(core, qi)) {
-        return;     /* the queue went away (error) while flushing */
+        dmnic_gro_trim(core, c);
+        return;
     }
     if (c->nsegs == 1) {
         devmem_nic_core_rx_place(core, qi, c->buf, c->first_len, &c->st,
                                  NULL);
+        dmnic_gro_trim(core, c);
         return;
     }
     dmnic_gro_fix_headers(c);
@@ -367,16 +490,44 @@ static void dmnic_gro_deliver(DevmemNicCore *core, unsigned qi,
     o.wire_bytes = c->wire_bytes;
     devmem_nic_core_rx_place(core, qi, c->buf, c->hdr_len + c->pay_len,
                              &c->st, &o);
+    dmnic_gro_trim(core, c);
 }
 
-static void dmnic_gro_open(DevmemNicCore *core, unsigned qi, DmnicGroCtx *c,
-                           const DmnicGroSeg *s, const DmnicRxSteer *st)
+/* A free context for @s (the oldest one ends if none is): -1 if none */
+static int dmnic_gro_open(DevmemNicCore *core, unsigned qi,
+                          const DmnicGroSeg *s, uint32_t hash,
+                          const DmnicRxSteer *st)
 {
-    if (!c->buf) {
-        c->buf = g_malloc(DMNIC_GRO_BUF_SIZE);
+    DmnicGroQueue *gq = dmnic_gro_q(core, qi);
+    DmnicGroCtx *c;
+    int idx;
+
+    if (gq->free < 0) {
+        /* Linux gro_flush_oldest() */
+        dmnic_gro_deliver(core, qi, gq->lru_head, "oldest");
+        if (!devmem_nic_core_rx_running(core, qi) || gq->free < 0) {
+            return -1;
+        }
     }
+    idx = gq->free;
+    c = dmnic_gro_ctx(core, qi, idx);
+    if (!dmnic_gro_reserve(core, c, s->size)) {
+        return -1;          /* device memory full: no context */
+    }
+    gq->free = c->hnext;
     memcpy(c->buf, s->buf, s->size);
     c->used = true;
+    c->hash = hash;
+    c->hnext = gq->bucket[hash % DMNIC_GRO_HASH];
+    gq->bucket[hash % DMNIC_GRO_HASH] = idx;
+    c->lprev = gq->lru_tail;
+    c->lnext = -1;
+    if (gq->lru_tail >= 0) {
+        dmnic_gro_ctx(core, qi, gq->lru_tail)->lnext = idx;
+    } else {
+        gq->lru_head = idx;
+    }
+    gq->lru_tail = idx;
     c->nip = s->nip;
     c->fixedid = 0;
     memcpy(c->ip, s->ip, sizeof(c->ip));
@@ -387,12 +538,12 @@ static void dmnic_gro_open(DevmemNicCore *core, unsigned qi, DmnicGroCtx *c,
     c->mss = s->len;
     c->nsegs = 1;
     c->wire_bytes = s->end;
-    c->opened = ++core->gro_opened;
     c->st = *st;
     c->deadline = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) +
                   (int64_t)core->gro_max_age * SCALE_US;
-    dmnic_gro_timer_arm(core, MIN(c->deadline, core->gro_idle[qi]));
-    trace_devmem_nic_gro_open(qi, c - dmnic_gro_ctx(core, qi, 0), s->len);
+    dmnic_gro_timer_arm(core, MIN(c->deadline, gq->idle));
+    trace_devmem_nic_gro_open(qi, idx, s->len);
+    return idx;
 }
 
 static void dmnic_gro_merge(DevmemNicCore *core, DmnicGroCtx *c,
@@ -416,38 +567,44 @@ bool devmem_nic_gro_receive(DevmemNicCore *core, unsigned qi,
                             const uint8_t *buf, size_t size,
                             const DmnicRxSteer *st, uint32_t pflags)
 {
-    DmnicGroCtx *c = NULL, *free_c = NULL, *oldest = NULL;
+    DmnicGroQueue *gq;
+    DmnicGroCtx *c = NULL;
     const char *why = NULL;
     DmnicGroSeg s;
-    uint32_t m = 1;
+    uint32_t m = 1, hash;
     bool final;
-    unsigned i;
+    int idx;
+    unsigned n;
 
     if (!dmnic_gro_enabled(core) || !core->gro) {
         return false;
     }
     /* every frame of the queue keeps its contexts open (spec: idle) */
-    core->gro_idle[qi] = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) +
-                         (int64_t)core->gro_timeout * SCALE_US;
+    gq = dmnic_gro_q(core, qi);
+    gq->idle = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) +
+               (int64_t)core->gro_timeout * SCALE_US;
     if (size > DMNIC_GRO_IP_MAX + DMNIC_GRO_HDR_MAX ||
         (pflags & DMNIC_RXC_F_L4_CSUM_BAD) ||
         !dmnic_gro_parse(&s, buf, size, pflags)) {
         return false;
     }
-    for (i = 0; i < DMNIC_GRO_NUM_CTX; i++) {
-        DmnicGroCtx *x = dmnic_gro_ctx(core, qi, i);
+    hash = dmnic_gro_hash(&s);
+    idx = gq->bucket[hash % DMNIC_GRO_HASH];
+    for (n = 0; n < DMNIC_GRO_NUM_CTX && idx >= 0; n++) {
+        DmnicGroCtx *x = dmnic_gro_ctx(core, qi, idx);
 
-        if (!x->used) {
-            free_c = free_c ? free_c : x;
-        } else if (dmnic_gro_same_flow(x, &s)) {
+        if (x->hash == hash && dmnic_gro_same_flow(x, &s)) {
             c = x;
             break;
-        } else if (!oldest || x->opened < oldest->opened) {
-            oldest = x;
         }
+        idx = x->hnext;
     }
     if (c) {
         why = dmnic_gro_flush_reason(core, c, &s);
+        if (!why && !dmnic_gro_reserve(core, c, (size_t)c->hdr_len +
+                                       c->pay_len + s.len)) {
+            why = "memory";
+        }
         if (!why) {
             dmnic_gro_merge(core, c, &s);
             m = c->mss;
@@ -460,56 +617,36 @@ bool devmem_nic_gro_receive(DevmemNicCore *core, unsigned qi,
                             final);
     if (c && !why) {
         if (final) {
-            dmnic_gro_deliver(core, qi, c, "final");
+            dmnic_gro_deliver(core, qi, idx, "final");
         }
         return true;
     }
     if (c) {
-        dmnic_gro_deliver(core, qi, c, why);
-        free_c = c;
+        dmnic_gro_deliver(core, qi, idx, why);
     }
     if (final || !devmem_nic_core_rx_running(core, qi)) {
         return false;
     }
-    if (!free_c) {
-        /* Linux gro_flush_oldest() */
-        dmnic_gro_deliver(core, qi, oldest, "oldest");
-        if (!devmem_nic_core_rx_running(core, qi)) {
-            return false;
-        }
-        free_c = oldest;
-    }
-    dmnic_gro_open(core, qi, free_c, &s, st);
-    return true;
+    return dmnic_gro_open(core, qi, &s, hash, st) >= 0;
 }
 
 /* Deliver or drop the contexts of one queue, oldest first */
 static void dmnic_gro_end_queue(DevmemNicCore *core, unsigned qi,
                                 bool deliver, const char *why)
 {
+    DmnicGroQueue *gq = dmnic_gro_q(core, qi);
     unsigned n;
 
-    /* each pass ends one context: at most DMNIC_GRO_NUM_CTX passes */
-    for (n = 0; n < DMNIC_GRO_NUM_CTX; n++) {
-        DmnicGroCtx *oldest = NULL;
-        unsigned i;
-
-        for (i = 0; i < DMNIC_GRO_NUM_CTX; i++) {
-            DmnicGroCtx *x = dmnic_gro_ctx(core, qi, i);
-
-            if (x->used && (!oldest || x->opened < oldest->opened)) {
-                oldest = x;
-            }
-        }
-        if (!oldest) {
-            return;
-        }
+    /* each pass ends one context */
+    for (n = 0; n < DMNIC_GRO_NUM_CTX && gq->lru_head >= 0; n++) {
         if (deliver) {
-            dmnic_gro_deliver(core, qi, oldest, why);
+            dmnic_gro_deliver(core, qi, gq->lru_head, why);
         } else {
-            oldest->used = false;
-            trace_devmem_nic_gro_flush(qi, oldest->nsegs, oldest->pay_len,
-                                       why);
+            DmnicGroCtx *c = dmnic_gro_ctx(core, qi, gq->lru_head);
+
+            trace_devmem_nic_gro_flush(qi, c->nsegs, c->pay_len, why);
+            dmnic_gro_unlink(core, qi, gq->lru_head);
+            dmnic_gro_trim(core, c);
         }
     }
 }
@@ -542,42 +679,29 @@ void devmem_nic_gro_discard(DevmemNicCore *core, int qi)
     }
 }
 
-/* When context @i (index in core->gro) is to be delivered */
-static int64_t dmnic_gro_due(DevmemNicCore *core, unsigned i,
-                             const DmnicGroCtx *c)
-{
-    return MIN(c->deadline, core->gro_idle[i / DMNIC_GRO_NUM_CTX]);
-}
-
 static void dmnic_gro_timer(void *opaque)
 {
     DevmemNicCore *core = opaque;
     int64_t now = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
     int64_t next = INT64_MAX;
-    unsigned i, n = core->num_queues * DMNIC_GRO_NUM_CTX;
-    unsigned done;
+    unsigned qi, n;
 
-    /* the expired contexts, oldest first: at most n rounds */
-    for (done = 0; done < n; done++) {
-        DmnicGroCtx *oldest = NULL;
+    for (qi = 0; qi < core->num_queues; qi++) {
+        DmnicGroQueue *gq = dmnic_gro_q(core, qi);
 
-        for (i = 0; i < n; i++) {
-            DmnicGroCtx *c = &core->gro[i];
+        /* idle queue: all, oldest first; else those too old (in front) */
+        for (n = 0; n < DMNIC_GRO_NUM_CTX && gq->lru_head >= 0; n++) {
+            DmnicGroCtx *c = dmnic_gro_ctx(core, qi, gq->lru_head);
 
-            if (c->used && dmnic_gro_due(core, i, c) <= now &&
-                (!oldest || c->opened < oldest->opened)) {
-                oldest = c;
+            if (now < gq->idle && now < c->deadline) {
+                break;
             }
+            dmnic_gro_deliver(core, qi, gq->lru_head,
+                              now >= gq->idle ? "idle" : "age");
         }
-        if (!oldest) {
-            break;
-        }
-        dmnic_gro_deliver(core, (oldest - core->gro) / DMNIC_GRO_NUM_CTX,
-                          oldest, "timeout");
-    }
-    for (i = 0; i < n; i++) {
-        if (core->gro[i].used) {
-            next = MIN(next, dmnic_gro_due(core, i, &core->gro[i]));
+        if (gq->lru_head >= 0) {
+            next = MIN(next, MIN(gq->idle,
+                       dmnic_gro_ctx(core, qi, gq->lru_head)->deadline));
         }
     }
     if (next != INT64_MAX) {
@@ -621,8 +745,13 @@ void devmem_nic_gro_write_max_age(DevmemNicCore *core, uint32_t val)
 
 void devmem_nic_gro_realize(DevmemNicCore *core)
 {
+    unsigned qi;
+
     core->gro = g_new0(DmnicGroCtx, core->num_queues * DMNIC_GRO_NUM_CTX);
-    core->gro_idle = g_new0(int64_t, core->num_queues);
+    core->gro_q = g_new0(DmnicGroQueue, core->num_queues);
+    for (qi = 0; qi < core->num_queues; qi++) {
+        dmnic_gro_q_init(core, qi);
+    }
     core->gro_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, dmnic_gro_timer, core);
 }
 
@@ -640,7 +769,8 @@ void devmem_nic_gro_unrealize(DevmemNicCore *core)
         }
         g_free(core->gro);
         core->gro = NULL;
-        g_free(core->gro_idle);
-        core->gro_idle = NULL;
+        g_free(core->gro_q);
+        core->gro_q = NULL;
+        core->gro_mem = 0;
     }
 }

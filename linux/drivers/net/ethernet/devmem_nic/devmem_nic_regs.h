@@ -91,7 +91,7 @@
 #define DMNIC_GRO_TIMEOUT_MAX       100000
 #define DMNIC_GRO_TIMEOUT_RESET     1000
 #define DMNIC_REG_GRO_NUM_CTX       0x0048  /* RO: DMNIC_GRO_NUM_CTX */
-#define DMNIC_GRO_NUM_CTX           8       /* contexts per queue */
+#define DMNIC_GRO_NUM_CTX           512     /* contexts per queue */
 #define DMNIC_REG_GRO_MAX_SEGS      0x004c  /* RO: DMNIC_GRO_MAX_SEGS */
 #define DMNIC_GRO_MAX_SEGS          64      /* segments per packet */
 #define DMNIC_REG_GRO_MAX_AGE       0x0050  /* RW: context age limit, us */
