@@ -13,6 +13,7 @@
 #include "libqos/pci.h"
 #include "qobject/qdict.h"
 #include "devmem-lab-pkt.h"
+#include "devmem-lab-util.h"
 #include "devmem-lab-nic.h"
 #include "../../hw/net/devmem-nic/devmem-nic-regs.h"
 
@@ -949,6 +950,67 @@ static void test_rx_stream(void)
     dn_stop(&s);
 }
 
+/*
+ * Migration: registers and counters travel in devmem-nic-core/gro; a held
+ * context is delivered on the source when the VM stops, so its completion
+ * is in guest memory on the destination
+ */
+static void test_migration(void)
+{
+    g_autofree char *path = g_strdup_printf("%s/dmnic-gro-mig-%d.sock",
+                                            g_get_tmp_dir(), getpid());
+    g_autofree char *uri = g_strdup_printf("unix:%s", path);
+    GroSeg g;
+    DnState s, d;
+    unsigned i;
+    int ret;
+
+    gro_start(&s, DMNIC_GRO_CTRL_LRO, NULL);
+    dn_wr(&s, DMNIC_REG_GRO_TIMEOUT, 2345);
+    dn_wr(&s, DMNIC_REG_GRO_MAX_AGE, 45678);
+    for (i = 0; i < 2; i++) {
+        seg_default(&g, 4, i * 100, i ? 50 : 100);
+        send_seg(&s, &g);
+    }
+    expect_lens(&s, (const int[]){ 150 }, 1);
+    seg_default(&g, 4, 1000, 100);
+    send_seg(&s, &g);
+    g_assert_cmpuint(dn_cpl_pending(&s, 0), ==, 0);
+
+    d = s;
+    ret = socketpair(PF_UNIX, SOCK_STREAM, 0, d.sv);
+    g_assert_cmpint(ret, !=, -1);
+    d.qs = qtest_pc_boot("-nodefaults -netdev socket,id=n0,fd=%d "
+                         "-device devmem-nic,id=nic,netdev=n0,"
+                         "mac=52:54:00:12:34:56,queues=%d -incoming %s",
+                         d.sv[1], DN_NQ, uri);
+    d.qts = d.qs->qts;
+    d.dev = dl_pci_find(d.qs->pcibus, DMNIC_PCI_VENDOR_ID,
+                        DMNIC_PCI_DEVICE_ID);
+    migrate(s.qs, d.qs, uri);
+    unlink(path);
+    d.frames = dn_rd64(&d, DMNIC_REG_G_RX_FRAMES);
+
+    g_assert_cmphex(dn_rd(&d, DMNIC_REG_GRO_CTRL), ==, DMNIC_GRO_CTRL_LRO);
+    g_assert_cmpuint(dn_rd(&d, DMNIC_REG_GRO_TIMEOUT), ==, 2345);
+    g_assert_cmpuint(dn_rd(&d, DMNIC_REG_GRO_MAX_AGE), ==, 45678);
+    g_assert_cmpuint(dn_qstat(&d, 0, DMNIC_Q_RX_GRO_PACKETS), ==, 1);
+    g_assert_cmpuint(dn_qstat(&d, 0, DMNIC_Q_RX_GRO_SEGS), ==, 2);
+    g_assert_cmpuint(dn_qstat(&d, 0, DMNIC_Q_RX_GRO_BYTES), ==,
+                     dn_qstat(&s, 0, DMNIC_Q_RX_GRO_BYTES));
+    /* the held segment was delivered before the source stopped */
+    expect_lens(&d, (const int[]){ 100 }, 1);
+
+    /* and coalescing goes on */
+    for (i = 0; i < 2; i++) {
+        seg_default(&g, 4, 2000 + i * 100, i ? 50 : 100);
+        send_seg(&d, &g);
+    }
+    expect_lens(&d, (const int[]){ 150 }, 1);
+    dn_stop(&d);
+    dn_stop(&s);
+}
+
 int main(int argc, char **argv)
 {
     unsigned i;
@@ -976,5 +1038,6 @@ int main(int argc, char **argv)
     qtest_add_func("/devmem-nic-gro/nobuf", test_nobuf);
     qtest_add_func("/devmem-nic-gro/contexts", test_contexts);
     qtest_add_func("/devmem-nic-gro/rx-stream", test_rx_stream);
+    qtest_add_func("/devmem-nic-gro/migration", test_migration);
     return g_test_run();
 }
