@@ -945,7 +945,9 @@ ssize_t devmem_nic_core_receive(DevmemNicCore *core, const uint8_t *buf,
     case DMNIC_FAULT_HELD:
         return size;
     default:
-        if (!devmem_nic_gro_receive(core, qi, buf, size, &st, p.flags)) {
+        /* a held packet placed first may have put the queue in error */
+        if (!devmem_nic_gro_receive(core, qi, buf, size, &st, p.flags) &&
+            dmnic_rx_running(&core->q[qi])) {
             dmnic_rx_deliver(core, qi, buf, &p);
         }
         return size;
