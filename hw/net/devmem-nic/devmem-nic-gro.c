@@ -20,8 +20,14 @@
 
 /* headers of the first segment plus the largest merged payload */
 #define DMNIC_GRO_BUF_SIZE      (DMNIC_GRO_HDR_MAX + 65536)
-/* a context's first buffer; bigger ones are freed when it ends */
+/*
+ * A context's buffer holds its first frame; the first merge makes it the
+ * full size (one copy of the first frame, not one per doubling).  Full
+ * buffers stay with their context while the device holds less than
+ * DMNIC_GRO_MEM_KEEP bytes, so a stream does not allocate per packet.
+ */
 #define DMNIC_GRO_BUF_MIN       2048
+#define DMNIC_GRO_MEM_KEEP      (16 * 1024 * 1024)
 /* segment data the device holds across all contexts (spec) */
 #define DMNIC_GRO_MEM_MAX       (64 * 1024 * 1024)
 #define DMNIC_GRO_HDR_MAX       1024
@@ -376,8 +382,7 @@ static bool dmnic_gro_reserve(DevmemNicCore *core, DmnicGroCtx *c,
     if (need <= c->cap) {
         return true;
     }
-    cap = MIN(MAX(MAX((size_t)c->cap * 2, need), DMNIC_GRO_BUF_MIN),
-              DMNIC_GRO_BUF_SIZE);
+    cap = c->cap ? DMNIC_GRO_BUF_SIZE : MAX(need, DMNIC_GRO_BUF_MIN);
     if (need > cap || core->gro_mem + cap - c->cap > DMNIC_GRO_MEM_MAX) {
         return false;
     }
@@ -387,10 +392,10 @@ static bool dmnic_gro_reserve(DevmemNicCore *core, DmnicGroCtx *c,
     return true;
 }
 
-/* Big buffers go back when their context ends; small ones are reused */
+/* When a context ends: big buffers go back above DMNIC_GRO_MEM_KEEP */
 static void dmnic_gro_trim(DevmemNicCore *core, DmnicGroCtx *c)
 {
-    if (c->cap > DMNIC_GRO_BUF_MIN) {
+    if (c->cap > DMNIC_GRO_BUF_MIN && core->gro_mem > DMNIC_GRO_MEM_KEEP) {
         core->gro_mem -= c->cap;
         g_free(c->buf);
         c->buf = NULL;
