@@ -101,6 +101,16 @@ def round_ratios(net):
     return out
 
 
+def read_cost_gro(path):
+    """{size: {'0': per frame, '1': per frame}}: hardware GRO off and on."""
+    cost = {}
+    if os.path.exists(path):
+        for line in open(path):
+            size, gro, frames, ir = line.rstrip('\n').split('\t')[:4]
+            cost.setdefault(size, {})[gro] = round(int(ir) / int(frames))
+    return cost
+
+
 def read_cost(path):
     cost = {}
     if os.path.exists(path):
@@ -134,6 +144,7 @@ def main():
         'cold_builds': read_cold(timings),
         'net': read_net(os.path.join(out, 'net.txt'), monitor),
         'cost': read_cost(os.path.join(out, 'cost.tsv')),
+        'cost_gro': read_cost_gro(os.path.join(out, 'cost-gro.tsv')),
     }
     net = res['net']
     base = {f: float(net[f'tcp-virtio-{f}']['gbps']) for f in ('1', '4')
@@ -211,6 +222,15 @@ def main():
         for size, c in res['cost'].items():
             L.append(f'  {size:>13} {c["per_frame"]:>11} {c["per_payload_byte"]:>18}   '
                      f'{c["top"].replace(",", ", ")}')
+    if res.get('cost_gro'):
+        L.append('')
+        L.append('devmem-nic model, one TCP flow: host instructions per received frame, '
+                 'hardware GRO off / on')
+        L.append('  payload bytes   GRO off   GRO on   on/off')
+        for size, c in res['cost_gro'].items():
+            off, on = c.get('0', 0), c.get('1', 0)
+            ratio = f'{on / off:.2f}' if off else '-'
+            L.append(f'  {size:>13} {off:>9} {on:>8} {ratio:>8}')
     txt = '\n'.join(L) + '\n'
     open(os.path.join(out, 'bench.txt'), 'w').write(txt)
     print(txt, end='')

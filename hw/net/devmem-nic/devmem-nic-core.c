@@ -114,6 +114,7 @@ dmnic_queue_error(DevmemNicCore *core, unsigned qi, bool tx, uint8_t code,
             return;
         }
         q->rx_err = code;
+        devmem_nic_gro_discard(core, qi);
     }
     dmnic_admin_event(core, DMNIC_INT_QERR);
 }
@@ -241,6 +242,8 @@ typedef struct DmnicPkt {
     uint32_t hash;
     uint8_t rss_type;
     int rule;
+    const DmnicGroOut *gro; /* a coalesced packet (devmem-nic-gro.c) */
+    bool no_l4_csum;        /* the L4 checksum is known (GRO): skip it */
 } DmnicPkt;
 
 /*
@@ -302,7 +305,7 @@ static void dmnic_parse_l4(DmnicPkt *p, const uint8_t *buf, uint8_t proto)
         return;
     }
     p->pay_len = p->ip_end - p->hdr_len;
-    if (udp4_nocsum) {
+    if (udp4_nocsum || p->no_l4_csum) {
         return;
     }
     l4len = p->ip_end - off;
@@ -319,7 +322,8 @@ static void dmnic_parse_l4(DmnicPkt *p, const uint8_t *buf, uint8_t proto)
  * length in 8-byte units (RFC 4302: 4-byte units, plus 2), takes Mobility
  * (135) for an extension header and has no limit on their number.
  */
-static void dmnic_parse(DmnicPkt *p, const uint8_t *buf, size_t len)
+static void dmnic_parse(DmnicPkt *p, const uint8_t *buf, size_t len,
+                        bool l4_csum)
 {
     struct eth_header eh;
     size_t off = ETH_HLEN;
@@ -327,6 +331,7 @@ static void dmnic_parse(DmnicPkt *p, const uint8_t *buf, size_t len)
     int tags;
 
     memset(p, 0, sizeof(*p));
+    p->no_l4_csum = !l4_csum;
     p->len = len;
     p->rule = -1;
 
@@ -867,6 +872,10 @@ static void dmnic_rx_deliver(DevmemNicCore *core, unsigned qi,
         stw_le_p(c + DMNIC_RXC_VLAN_TCI, p->vlan_tci);
         stw_le_p(c + DMNIC_RXC_L4_OFF, p->l4 ? p->l4_off : 0);
         stw_le_p(c + DMNIC_RXC_FS_RULE, p->rule < 0 ? 0xffff : p->rule);
+        if (p->gro) {
+            c[DMNIC_RXC_GRO_SEGS] = p->gro->segs;
+            stw_le_p(c + DMNIC_RXC_GRO_MSS, p->gro->mss);
+        }
         stl_le_p(c + DMNIC_RXC_FLAGS, flags);
         if (!dmnic_write_cpl(core, qi, false, rxc, c, DMNIC_RXC_SIZE,
                              q->rx_gen)) {
@@ -881,6 +890,12 @@ static void dmnic_rx_deliver(DevmemNicCore *core, unsigned qi,
     q->stats[split ? DMNIC_QS_RX_SPLIT : DMNIC_QS_RX_NOSPLIT]++;
     if (p->flags & (DMNIC_RXC_F_L3_CSUM_BAD | DMNIC_RXC_F_L4_CSUM_BAD)) {
         q->stats[DMNIC_QS_RX_CSUM_BAD]++;
+    }
+    if (p->gro) {
+        q->stats[DMNIC_QS_RX_GRO_PACKETS]++;
+        q->stats[DMNIC_QS_RX_GRO_SEGS] += p->gro->segs;
+        q->stats[DMNIC_QS_RX_GRO_BYTES] += pkt_len;
+        q->stats[DMNIC_QS_RX_GRO_WIRE_BYTES] += p->gro->wire_bytes;
     }
     trace_devmem_nic_rx_packet(qi, pkt_len, hcopy, npay, split, p->flags);
     dmnic_queue_event(core, qi, DMNIC_Q_INT_RX);
@@ -908,7 +923,7 @@ ssize_t devmem_nic_core_receive(DevmemNicCore *core, const uint8_t *buf,
         trace_devmem_nic_rx_drop(size);
         return size;
     }
-    dmnic_parse(&p, buf, size);
+    dmnic_parse(&p, buf, size, true);
     dmnic_rss(core, &p);
     qi = dmnic_select_queue(core, &p);
     if (qi < 0) {
@@ -930,9 +945,46 @@ ssize_t devmem_nic_core_receive(DevmemNicCore *core, const uint8_t *buf,
     case DMNIC_FAULT_HELD:
         return size;
     default:
-        dmnic_rx_deliver(core, qi, buf, &p);
+        /* a held packet placed first may have put the queue in error */
+        if (!devmem_nic_gro_receive(core, qi, buf, size, &st, p.flags) &&
+            dmnic_rx_running(&core->q[qi])) {
+            dmnic_rx_deliver(core, qi, buf, &p);
+        }
         return size;
     }
+}
+
+bool devmem_nic_core_rx_running(DevmemNicCore *core, unsigned qi)
+{
+    return qi < core->num_queues && dmnic_rx_running(&core->q[qi]);
+}
+
+/*
+ * GRO (devmem-nic-gro.c): place a held frame, or a coalesced packet @o
+ * whose header fields are those of its first segment (spec: Delivery)
+ */
+void devmem_nic_core_rx_place(DevmemNicCore *core, unsigned qi,
+                              const uint8_t *buf, size_t size,
+                              const DmnicRxSteer *st, const DmnicGroOut *o)
+{
+    DmnicPkt p;
+
+    dmnic_parse(&p, buf, size, !o);
+    p.flags |= st->flags;
+    p.hash = st->hash;
+    p.rss_type = st->rss_type;
+    p.rule = st->rule;
+    if (o) {
+        /* every segment's checksum was right; the header's is the first */
+        p.flags &= ~(DMNIC_RXC_F_L4_CSUM_BAD | DMNIC_RXC_F_UDP);
+        p.flags |= DMNIC_RXC_F_TCP | DMNIC_RXC_F_L4_CSUM_OK | o->flags;
+        p.l4 = IP_PROTO_TCP;
+        p.l4_off = o->l4_off;
+        p.hdr_len = o->hdr_len;
+        p.pay_len = size - o->hdr_len;
+        p.gro = o;
+    }
+    dmnic_rx_deliver(core, qi, buf, &p);
 }
 
 /* ------------------------------------------------------------------ */
@@ -994,7 +1046,7 @@ static bool dmnic_tx_tso(DevmemNicCore *core, unsigned qi, size_t len,
     uint16_t ip_id = 0;
     unsigned i;
 
-    dmnic_parse(&p, buf, len);
+    dmnic_parse(&p, buf, len, true);
     if (p.l4 != IP_PROTO_TCP || d0->csum_start != p.l4_off ||
         d0->csum_offset != DMNIC_TCP_CSUM_OFF || mss < DMNIC_TSO_MSS_MIN ||
         p.hdr_len + mss > DMNIC_TSO_MAX_SEG || p.ip_end != len) {
@@ -1279,6 +1331,8 @@ static void dmnic_vm_state_change(void *opaque, bool running,
     DevmemNicCore *core = opaque;
 
     if (!running) {
+        /* GRO contexts are not migrated: deliver them now (spec) */
+        devmem_nic_gro_flush(core, -1);
         return;
     }
     if (core->link_irq_pending) {
@@ -1308,7 +1362,7 @@ void devmem_nic_core_rx_release(DevmemNicCore *core, unsigned qi,
     DmnicPkt p;
 
     /* parsing is deterministic; the steering results are restored */
-    dmnic_parse(&p, buf, size);
+    dmnic_parse(&p, buf, size, true);
     p.flags |= st->flags;
     p.hash = st->hash;
     p.rss_type = st->rss_type;
@@ -1360,6 +1414,10 @@ void devmem_nic_core_reset(DevmemNicCore *core)
     memset(core->gstats, 0, sizeof(core->gstats));
     core->badq_logged = false;
     core->tx_pending = 0;
+    devmem_nic_gro_discard(core, -1);
+    core->gro_ctrl = 0;
+    core->gro_timeout = DMNIC_GRO_TIMEOUT_RESET;
+    core->gro_max_age = DMNIC_GRO_MAX_AGE_RESET;
     for (i = 0; i < DMNIC_MAX_QUEUES; i++) {
         dmnic_queue_reset(&core->q[i]);
     }
@@ -1550,7 +1608,8 @@ uint64_t devmem_nic_core_read(DevmemNicCore *core, hwaddr addr, unsigned size)
         case DMNIC_REG_CAPS:
             val = DMNIC_CAPS_HDS | DMNIC_CAPS_RX_CSUM | DMNIC_CAPS_TX_CSUM |
                   DMNIC_CAPS_RSS | DMNIC_CAPS_FLOW_STEER | DMNIC_CAPS_TSO |
-                  DMNIC_CAPS_RSS_CTX | DMNIC_CAPS_RSS_HFIELDS;
+                  DMNIC_CAPS_RSS_CTX | DMNIC_CAPS_RSS_HFIELDS |
+                  DMNIC_CAPS_HW_GRO | DMNIC_CAPS_LRO;
             break;
         case DMNIC_REG_CTRL:
             val = 0;        /* CTRL_RESET reads 0 */
@@ -1585,6 +1644,21 @@ uint64_t devmem_nic_core_read(DevmemNicCore *core, hwaddr addr, unsigned size)
         case DMNIC_REG_RSS_NUM_CTX:
             val = DMNIC_RSS_NUM_CTX;
             break;
+        case DMNIC_REG_GRO_CTRL:
+            val = core->gro_ctrl;
+            break;
+        case DMNIC_REG_GRO_TIMEOUT:
+            val = core->gro_timeout;
+            break;
+        case DMNIC_REG_GRO_MAX_AGE:
+            val = core->gro_max_age;
+            break;
+        case DMNIC_REG_GRO_NUM_CTX:
+            val = DMNIC_GRO_NUM_CTX;
+            break;
+        case DMNIC_REG_GRO_MAX_SEGS:
+            val = DMNIC_GRO_MAX_SEGS;
+            break;
         case DMNIC_REG_RSS_CTRL:
             val = core->rss_ctrl;
             break;
@@ -1616,6 +1690,10 @@ static void dmnic_write_ctrl(DevmemNicCore *core, unsigned qi, uint32_t val)
     DmnicQueue *q = &core->q[qi];
     uint32_t old = q->ctrl;
 
+    if (!(val & DMNIC_Q_CTRL_RX_ENABLE)) {
+        /* held segments are delivered before RX stops (spec: Delivery) */
+        devmem_nic_gro_flush(core, qi);
+    }
     q->ctrl = val & DMNIC_Q_CTRL_RW;
     if (!(val & DMNIC_Q_CTRL_RX_ENABLE)) {
         q->rx_err = 0;
@@ -1912,6 +1990,15 @@ void devmem_nic_core_write(DevmemNicCore *core, hwaddr addr, uint64_t val64,
         case DMNIC_REG_FS_CMD:
             dmnic_fs_cmd(core, val);
             break;
+        case DMNIC_REG_GRO_CTRL:
+            devmem_nic_gro_write_ctrl(core, val);
+            break;
+        case DMNIC_REG_GRO_TIMEOUT:
+            devmem_nic_gro_write_timeout(core, val);
+            break;
+        case DMNIC_REG_GRO_MAX_AGE:
+            devmem_nic_gro_write_max_age(core, val);
+            break;
         default:
             ok = false;
             break;
@@ -1938,6 +2025,7 @@ void devmem_nic_core_realize(DevmemNicCore *core)
                                       &dev->mem_reentrancy_guard);
     core->vmse = qemu_add_vm_change_state_handler(dmnic_vm_state_change,
                                                   core);
+    devmem_nic_gro_realize(core);
 }
 
 /* After devmem_nic_fault_realize(): what the guest finds at first */
@@ -1960,6 +2048,7 @@ void devmem_nic_core_unrealize(DevmemNicCore *core)
     core->tx_buf = NULL;
     g_free(core->tx_seg);
     core->tx_seg = NULL;
+    devmem_nic_gro_unrealize(core);
 }
 
 static const VMStateDescription vmstate_dmnic_ring = {
@@ -1990,7 +2079,19 @@ static const VMStateDescription vmstate_dmnic_queue = {
         VMSTATE_BOOL(tx_gen, DmnicQueue),
         VMSTATE_STRUCT_ARRAY(ring, DmnicQueue, DMNIC_NUM_RINGS, 1,
                              vmstate_dmnic_ring, DmnicRing),
-        VMSTATE_UINT64_ARRAY(stats, DmnicQueue, DMNIC_QS_NUM),
+        VMSTATE_UINT64_SUB_ARRAY(stats, DmnicQueue, 0, DMNIC_QS_NUM_V1),
+        VMSTATE_END_OF_LIST()
+    },
+};
+
+/* the GRO counters of a queue (subsection devmem-nic-core/gro) */
+static const VMStateDescription vmstate_dmnic_queue_gro = {
+    .name = "devmem-nic-queue-gro",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .fields = (const VMStateField[]) {
+        VMSTATE_UINT64_SUB_ARRAY(stats, DmnicQueue, DMNIC_QS_NUM_V1,
+                                 DMNIC_QS_NUM_GRO),
         VMSTATE_END_OF_LIST()
     },
 };
@@ -2143,6 +2244,53 @@ static int dmnic_held_post_load(void *opaque, int version_id)
     return 0;
 }
 
+static bool dmnic_gro_needed(void *opaque)
+{
+    DevmemNicCore *core = opaque;
+    unsigned qi;
+
+    if (core->gro_ctrl || core->gro_timeout != DMNIC_GRO_TIMEOUT_RESET ||
+        core->gro_max_age != DMNIC_GRO_MAX_AGE_RESET) {
+        return true;
+    }
+    for (qi = 0; qi < core->num_queues; qi++) {
+        if (core->q[qi].stats[DMNIC_QS_RX_GRO_PACKETS]) {
+            return true;
+        }
+    }
+    return false;
+}
+
+static int dmnic_gro_post_load(void *opaque, int version_id)
+{
+    DevmemNicCore *core = opaque;
+
+    /* only values a register write could have produced */
+    core->gro_ctrl &= DMNIC_GRO_CTRL_HW | DMNIC_GRO_CTRL_LRO;
+    core->gro_timeout = MAX(MIN(core->gro_timeout, DMNIC_GRO_TIMEOUT_MAX),
+                            DMNIC_GRO_TIMEOUT_MIN);
+    core->gro_max_age = MAX(MIN(core->gro_max_age, DMNIC_GRO_MAX_AGE_MAX),
+                            DMNIC_GRO_MAX_AGE_MIN);
+    return 0;
+}
+
+/* GRO registers and counters; the contexts were delivered at VM stop */
+static const VMStateDescription vmstate_dmnic_gro = {
+    .name = "devmem-nic-core/gro",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .needed = dmnic_gro_needed,
+    .post_load = dmnic_gro_post_load,
+    .fields = (const VMStateField[]) {
+        VMSTATE_UINT32(gro_ctrl, DevmemNicCore),
+        VMSTATE_UINT32(gro_timeout, DevmemNicCore),
+        VMSTATE_UINT32(gro_max_age, DevmemNicCore),
+        VMSTATE_STRUCT_ARRAY(q, DevmemNicCore, DMNIC_MAX_QUEUES, 1,
+                             vmstate_dmnic_queue_gro, DmnicQueue),
+        VMSTATE_END_OF_LIST()
+    },
+};
+
 static const VMStateDescription vmstate_dmnic_held = {
     .name = "devmem-nic-core/held",
     .version_id = 1,
@@ -2186,6 +2334,7 @@ const VMStateDescription vmstate_devmem_nic_core = {
     .subsections = (const VMStateDescription * const []) {
         &vmstate_dmnic_link,
         &vmstate_dmnic_held,
+        &vmstate_dmnic_gro,
         NULL
     },
 };

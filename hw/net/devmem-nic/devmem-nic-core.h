@@ -6,6 +6,7 @@
 #define HW_NET_DEVMEM_NIC_CORE_H
 
 #include "net/net.h"
+#include "qemu/timer.h"
 #include "devmem-nic-regs.h"
 #include "devmem-nic-fault.h"
 
@@ -35,8 +36,15 @@ enum {
     DMNIC_QS_TX_CSUM,
     DMNIC_QS_RX_HDR_TOO_BIG,
     DMNIC_QS_TX_TSO,
+    /* the first DMNIC_QS_NUM_V1 counters are in the queue's VMState */
+    DMNIC_QS_NUM_V1,
+    DMNIC_QS_RX_GRO_PACKETS = DMNIC_QS_NUM_V1,
+    DMNIC_QS_RX_GRO_SEGS,
+    DMNIC_QS_RX_GRO_BYTES,
+    DMNIC_QS_RX_GRO_WIRE_BYTES,
     DMNIC_QS_NUM,
 };
+#define DMNIC_QS_NUM_GRO    (DMNIC_QS_NUM - DMNIC_QS_NUM_V1)
 
 /* Global counters, index = (offset - DMNIC_REG_G_RX_FRAMES) / 8 */
 enum {
@@ -88,6 +96,45 @@ typedef struct DmnicQueue {
     bool txd_rsvd_logged;
 } DmnicQueue;
 
+/* An IP header of a GRO candidate (devmem-nic-gro.c) */
+typedef struct DmnicGroIp {
+    uint16_t off;           /* offset in the frame */
+    uint16_t hlen;          /* IPv4: 20; IPv6: 40 + extension headers */
+    uint8_t ver;            /* 4 or 6 */
+} DmnicGroIp;
+
+/* A coalescing context: the packet under construction (spec: Contexts) */
+typedef struct DmnicGroCtx {
+    bool used;
+    uint8_t nip;            /* IP headers: 1, or 2 with encapsulation */
+    uint8_t fixedid;        /* bit i: IPv4 header i is fixed-ID */
+    DmnicGroIp ip[2];
+    uint16_t l4_off;
+    uint16_t hdr_len;       /* first payload byte */
+    uint32_t first_len;     /* frame length of the first segment */
+    uint32_t pay_len;       /* merged payload */
+    uint32_t mss;
+    uint32_t nsegs;
+    uint64_t wire_bytes;
+    int64_t deadline;       /* opened + GRO_MAX_AGE, QEMU_CLOCK_VIRTUAL ns */
+    DmnicRxSteer st;        /* steering results of the first segment */
+    uint32_t hash;          /* of the flow */
+    int32_t hnext;          /* hash chain; the free list when unused */
+    int32_t lprev, lnext;   /* open order, oldest first */
+    uint32_t cap;           /* size of buf */
+    uint8_t *buf;           /* headers + payload */
+} DmnicGroCtx;
+
+#define DMNIC_GRO_HASH      256     /* hash chains per queue */
+
+/* The contexts of one queue */
+typedef struct DmnicGroQueue {
+    int32_t bucket[DMNIC_GRO_HASH];
+    int32_t lru_head, lru_tail;
+    int32_t free;
+    int64_t idle;           /* last frame + GRO_TIMEOUT, ns */
+} DmnicGroQueue;
+
 typedef struct DevmemNicCore {
     PCIDevice *owner;
     NICState *nic;
@@ -128,6 +175,15 @@ typedef struct DevmemNicCore {
     uint64_t tx_pending;
     VMChangeStateEntry *vmse;
 
+    /* hardware GRO (devmem-nic-gro.c): registers, contexts, timer */
+    uint32_t gro_ctrl;
+    uint32_t gro_timeout;
+    uint32_t gro_max_age;
+    DmnicGroCtx *gro;       /* num_queues * DMNIC_GRO_NUM_CTX, not migrated */
+    DmnicGroQueue *gro_q;   /* per queue */
+    uint64_t gro_mem;       /* bytes of context buffers */
+    QEMUTimer *gro_timer;
+
     /* scratch buffers for TX gather and TSO segments, not migrated */
     uint8_t *tx_buf;
     uint8_t *tx_seg;
@@ -148,6 +204,35 @@ ssize_t devmem_nic_core_receive(DevmemNicCore *core, const uint8_t *buf,
                                 size_t size);
 bool devmem_nic_core_link_up(DevmemNicCore *core);
 void devmem_nic_core_link_changed(DevmemNicCore *core);
+
+/* Hardware GRO, devmem-nic-gro.c */
+typedef struct DmnicGroOut {
+    uint32_t segs;
+    uint32_t mss;
+    uint32_t flags;         /* DMNIC_RXC_F_GRO* */
+    uint16_t l4_off;
+    uint16_t hdr_len;
+    uint64_t wire_bytes;
+} DmnicGroOut;
+
+void devmem_nic_gro_realize(DevmemNicCore *core);
+void devmem_nic_gro_unrealize(DevmemNicCore *core);
+/* true: the frame is held or merged (delivered later); false: deliver it */
+bool devmem_nic_gro_receive(DevmemNicCore *core, unsigned qi,
+                            const uint8_t *buf, size_t size,
+                            const DmnicRxSteer *st, uint32_t pflags);
+/* deliver every context of queue @qi (all queues: @qi < 0), oldest first */
+void devmem_nic_gro_flush(DevmemNicCore *core, int qi);
+/* drop the contexts of queue @qi (all queues: @qi < 0) */
+void devmem_nic_gro_discard(DevmemNicCore *core, int qi);
+void devmem_nic_gro_write_ctrl(DevmemNicCore *core, uint32_t val);
+void devmem_nic_gro_write_timeout(DevmemNicCore *core, uint32_t val);
+void devmem_nic_gro_write_max_age(DevmemNicCore *core, uint32_t val);
+/* core: place a packet built by GRO (@o NULL: as an ordinary frame) */
+void devmem_nic_core_rx_place(DevmemNicCore *core, unsigned qi,
+                              const uint8_t *buf, size_t size,
+                              const DmnicRxSteer *st, const DmnicGroOut *o);
+bool devmem_nic_core_rx_running(DevmemNicCore *core, unsigned qi);
 
 extern const VMStateDescription vmstate_devmem_nic_core;
 

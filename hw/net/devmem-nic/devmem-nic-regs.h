@@ -52,7 +52,7 @@
 #define DMNIC_REG_ID                0x0000  /* RO: DMNIC_ID_MAGIC */
 #define DMNIC_ID_MAGIC              0x444d4e43 /* "DMNC" */
 #define DMNIC_REG_VERSION           0x0004  /* RO: major << 16 | minor */
-#define DMNIC_VERSION               0x00010001 /* 1.1 */
+#define DMNIC_VERSION               0x00010002 /* 1.2 */
 #define DMNIC_REG_NUM_QUEUES        0x0008  /* RO: number of queue pairs */
 #define DMNIC_REG_CAPS              0x000c  /* RO: capability bits */
 #define DMNIC_CAPS_HDS              (1u << 0)
@@ -63,6 +63,8 @@
 #define DMNIC_CAPS_TSO              (1u << 5)   /* TXD_F_TSO works */
 #define DMNIC_CAPS_RSS_CTX          (1u << 6)   /* 1.1: RSS contexts */
 #define DMNIC_CAPS_RSS_HFIELDS      (1u << 7)   /* 1.1: HFIELDS, SYM_XOR */
+#define DMNIC_CAPS_HW_GRO           (1u << 8)   /* 1.2: GRO_CTRL_HW */
+#define DMNIC_CAPS_LRO              (1u << 9)   /* 1.2: GRO_CTRL_LRO */
 #define DMNIC_REG_CTRL              0x0010  /* RW */
 #define DMNIC_CTRL_RESET            (1u << 0)   /* W1: full reset, reads 0 */
 #define DMNIC_REG_STATUS            0x0014  /* RO */
@@ -78,6 +80,21 @@
 #define DMNIC_REG_NUM_FS_RULES      0x0030  /* RO: DMNIC_NUM_FS_RULES */
 #define DMNIC_REG_RSS_INDIR_SIZE    0x0034  /* RO: DMNIC_RSS_INDIR_SIZE */
 #define DMNIC_REG_RSS_NUM_CTX       0x0038  /* RO: DMNIC_RSS_NUM_CTX */
+#define DMNIC_REG_GRO_CTRL          0x0040  /* RW: 1.2 hardware GRO */
+#define DMNIC_GRO_CTRL_HW           (1u << 0)   /* GRO-HW rules */
+#define DMNIC_GRO_CTRL_LRO          (1u << 1)   /* LRO (ignored with HW) */
+#define DMNIC_REG_GRO_TIMEOUT       0x0044  /* RW: queue idle time, us */
+#define DMNIC_GRO_TIMEOUT_MIN       1
+#define DMNIC_GRO_TIMEOUT_MAX       100000
+#define DMNIC_GRO_TIMEOUT_RESET     1000
+#define DMNIC_REG_GRO_NUM_CTX       0x0048  /* RO: DMNIC_GRO_NUM_CTX */
+#define DMNIC_GRO_NUM_CTX           512     /* contexts per queue */
+#define DMNIC_REG_GRO_MAX_SEGS      0x004c  /* RO: DMNIC_GRO_MAX_SEGS */
+#define DMNIC_GRO_MAX_SEGS          64      /* segments per packet */
+#define DMNIC_REG_GRO_MAX_AGE       0x0050  /* RW: context age limit, us */
+#define DMNIC_GRO_MAX_AGE_MIN       1
+#define DMNIC_GRO_MAX_AGE_MAX       10000000
+#define DMNIC_GRO_MAX_AGE_RESET     100000
 
 /* Global counters, 64 bit, RO, cleared only by reset */
 #define DMNIC_REG_G_RX_FRAMES       0x0100  /* 64: frames from the cable */
@@ -223,6 +240,10 @@
 #define DMNIC_Q_TX_CSUM             0x158   /* packets with csum offload */
 #define DMNIC_Q_RX_HDR_TOO_BIG      0x160   /* splittable, hdrs > hbuf */
 #define DMNIC_Q_TX_TSO              0x168   /* TSO super-frames sent */
+#define DMNIC_Q_RX_GRO_PACKETS      0x170   /* coalesced packets (F_GRO) */
+#define DMNIC_Q_RX_GRO_SEGS         0x178   /* their wire segments */
+#define DMNIC_Q_RX_GRO_BYTES        0x180   /* their PKT_LEN sum */
+#define DMNIC_Q_RX_GRO_WIRE_BYTES   0x188   /* their segments' frame bytes */
 
 /* ------------------------------------------------------------------ */
 /* In-memory structures                                                */
@@ -239,7 +260,7 @@
 #define DMNIC_RXC_HDR_ID            0x00    /* le16 header buffer ID (SOP) */
 #define DMNIC_RXC_HDR_LEN           0x02    /* le16 bytes in header buffer */
 #define DMNIC_RXC_PAY_ID            0x04    /* le16 payload buffer ID */
-#define DMNIC_RXC_ERR               0x06    /* u8 reserved, 0 */
+#define DMNIC_RXC_GRO_SEGS          0x06    /* u8 segments (F_GRO), else 0 */
 #define DMNIC_RXC_RSS_TYPE          0x07    /* u8 DMNIC_RSS_TYPE_* */
 #define DMNIC_RXC_PAY_LEN           0x08    /* le32 bytes in payload buffer */
 #define DMNIC_RXC_PKT_LEN           0x0c    /* le32 hdr + payload bytes */
@@ -247,7 +268,7 @@
 #define DMNIC_RXC_VLAN_TCI          0x14    /* le16 outer VLAN tag TCI */
 #define DMNIC_RXC_L4_OFF            0x16    /* le16 offset of L4 header */
 #define DMNIC_RXC_FS_RULE           0x18    /* le16 matched rule, 0xffff */
-#define DMNIC_RXC_RSVD              0x1a    /* le16 reserved, 0 */
+#define DMNIC_RXC_GRO_MSS           0x1a    /* le16 gso_size (F_GRO), else 0 */
 #define DMNIC_RXC_FLAGS             0x1c    /* le32, written last */
 #define DMNIC_RXC_F_SOP             (1u << 0)   /* first cpl of packet */
 #define DMNIC_RXC_F_EOP             (1u << 1)   /* last cpl of packet */
@@ -266,6 +287,9 @@
 #define DMNIC_RXC_F_L4_CSUM_BAD     (1u << 14)
 #define DMNIC_RXC_F_RSS             (1u << 15)  /* RSS_HASH valid */
 #define DMNIC_RXC_F_FS_MATCH        (1u << 16)  /* FS_RULE valid */
+#define DMNIC_RXC_F_GRO             (1u << 17)  /* coalesced: GRO_SEGS >= 2 */
+#define DMNIC_RXC_F_GRO_FIXEDID     (1u << 18)  /* outer IPv4 ID fixed */
+#define DMNIC_RXC_F_GRO_FIXEDID_INNER (1u << 19) /* inner IPv4 ID fixed */
 #define DMNIC_RXC_F_GEN             (1u << 31)  /* generation (phase) */
 
 /* TX descriptor, 32 bytes */

@@ -32,6 +32,15 @@
 /* Header buffers are half pages carved from the readable header pool. */
 #define DMNIC_HDR_BUF_SIZE	2048
 #define DMNIC_MAX_MTU		9000
+/*
+ * Hardware GRO timing: a queue idle this long ends its contexts
+ * (REG_GRO_TIMEOUT), long enough for the frames of a burst a TCG guest
+ * sends one by one, well under the 100 ms pauses that end a burst in the
+ * selftests (gro.c data_burst); and a context ends at this age however
+ * busy its queue is (REG_GRO_MAX_AGE).
+ */
+#define DMNIC_GRO_TIMEOUT_US	10000
+#define DMNIC_GRO_MAX_AGE_US	1000000
 
 /* Worst case descriptors per packet: head + all frags. */
 #define DMNIC_TX_DESC_NEEDED	(MAX_SKB_FRAGS + 1)
@@ -62,7 +71,7 @@ struct dmnic_rx_cmpl {
 	__le16 hdr_id;
 	__le16 hdr_len;
 	__le16 pay_id;
-	u8 err;
+	u8 gro_segs;
 	u8 rss_type;
 	__le32 pay_len;
 	__le32 pkt_len;
@@ -70,7 +79,7 @@ struct dmnic_rx_cmpl {
 	__le16 vlan_tci;
 	__le16 l4_off;
 	__le16 fs_rule;
-	__le16 rsvd;
+	__le16 gro_mss;
 	__le32 flags;
 };
 
@@ -105,6 +114,8 @@ static_assert(offsetof(struct dmnic_rx_cmpl, pkt_len) == DMNIC_RXC_PKT_LEN);
 static_assert(offsetof(struct dmnic_rx_cmpl, rss_hash) == DMNIC_RXC_RSS_HASH);
 static_assert(offsetof(struct dmnic_rx_cmpl, vlan_tci) == DMNIC_RXC_VLAN_TCI);
 static_assert(offsetof(struct dmnic_rx_cmpl, fs_rule) == DMNIC_RXC_FS_RULE);
+static_assert(offsetof(struct dmnic_rx_cmpl, gro_segs) == DMNIC_RXC_GRO_SEGS);
+static_assert(offsetof(struct dmnic_rx_cmpl, gro_mss) == DMNIC_RXC_GRO_MSS);
 static_assert(offsetof(struct dmnic_rx_cmpl, flags) == DMNIC_RXC_FLAGS);
 static_assert(sizeof(struct dmnic_tx_desc) == DMNIC_TXD_SIZE);
 static_assert(offsetof(struct dmnic_tx_desc, len) == DMNIC_TXD_LEN);
@@ -158,6 +169,10 @@ struct dmnic_rx_stats {
 	u64 csum_unnecessary;
 	u64 csum_none;
 	u64 hds_split;
+	u64 hw_gro_packets;	/* coalesced packets (DMNIC_RXC_F_GRO) */
+	u64 hw_gro_bytes;
+	u64 hw_gro_wire_packets;	/* the segments they were made of */
+	u64 hw_gro_wire_bytes;
 	u64 alloc_fail;
 	u64 drops;
 	u64 xdp_drops;		/* XDP_DROP, XDP_ABORTED, failed XDP_TX */
@@ -283,6 +298,7 @@ struct dmnic {
 	struct pci_dev *pdev;
 	void __iomem *regs;
 
+	u32 caps;			/* DMNIC_REG_CAPS */
 	unsigned int max_queues;	/* queue pairs the device offers */
 	unsigned int num_queues;	/* queue pairs in use (channels) */
 	unsigned int num_vecs;
@@ -414,6 +430,11 @@ enum dmnic_rx_verdict dmnic_rx_verdict(u32 flags, unsigned int nr_frags,
 				       bool readable, bool rxcsum);
 bool dmnic_rx_hdr_len_ok(u32 hdr_len, u32 post_len);
 bool dmnic_rx_pkt_len_ok(u32 pkt_len, u32 placed);
+u32 dmnic_gro_ctrl(netdev_features_t features);
+void dmnic_gro_program(struct dmnic *dm, netdev_features_t features);
+u64 dmnic_gro_wire_bytes(u32 bytes, u32 segs, u32 hdr_len);
+u32 dmnic_rx_gro_skb(struct sk_buff *skb, const struct dmnic_rx_cmpl *c,
+		     u32 flags);
 enum pkt_hash_types dmnic_rx_hash_type(u8 rss_type);
 unsigned int dmnic_xdp_max_mtu(bool xdp_frags);
 

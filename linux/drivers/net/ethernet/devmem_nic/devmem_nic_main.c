@@ -108,6 +108,7 @@ static void dmnic_reset_keep_mask(struct dmnic *dm)
 	dmnic_reset_hw(dm);
 	dmnic_hw_stats_thaw(dm);
 	dmnic_wr32(dm, DMNIC_REG_INT_MASK, mask);
+	dmnic_gro_program(dm, dm->netdev->features);
 }
 
 /*

@@ -225,6 +225,10 @@ static void dmnic_stats_fold(struct dmnic *dm, struct dmnic_napi *qv)
 	dm->base_rx.csum_unnecessary += rx->csum_unnecessary;
 	dm->base_rx.csum_none += rx->csum_none;
 	dm->base_rx.hds_split += rx->hds_split;
+	dm->base_rx.hw_gro_packets += rx->hw_gro_packets;
+	dm->base_rx.hw_gro_bytes += rx->hw_gro_bytes;
+	dm->base_rx.hw_gro_wire_packets += rx->hw_gro_wire_packets;
+	dm->base_rx.hw_gro_wire_bytes += rx->hw_gro_wire_bytes;
 	dm->base_rx.xdp_drops += rx->xdp_drops;
 	dm->base_rx.xdp_tx += rx->xdp_tx;
 	dm->base_rx.xdp_tx_errors += rx->xdp_tx_errors;
@@ -279,6 +283,30 @@ static void dmnic_qvs_stop(struct dmnic *dm)
 }
 
 /*
+ * XPS: CPU c sends on queue c % num_queues only, as drivers with a channel
+ * per CPU do, so the packets of a single-threaded sender leave in the order
+ * it sent them (without XPS each flow hashes to its own queue and the
+ * device serves the queues in turn: receivers that check the order of
+ * several flows, such as gro_hw.py test_gro_order, see them reordered).
+ */
+static void dmnic_set_xps(struct dmnic *dm)
+{
+	cpumask_var_t mask;
+	unsigned int q, cpu;
+
+	if (!zalloc_cpumask_var(&mask, GFP_KERNEL))
+		return;
+	for (q = 0; q < dm->num_queues; q++) {
+		cpumask_clear(mask);
+		for_each_possible_cpu(cpu)
+			if (cpu % dm->num_queues == q)
+				cpumask_set_cpu(cpu, mask);
+		netif_set_xps_queue(dm->netdev, mask, q);
+	}
+	free_cpumask_var(mask);
+}
+
+/*
  * Make the queue pairs in dm->qv[0..num_queues-1] live: queue counts, IRQs,
  * RSS and rules, rings into the device. On failure nothing is live and the
  * pairs are still in dm->qv for the caller to free or start again.
@@ -292,6 +320,7 @@ static int dmnic_qvs_start(struct dmnic *dm)
 					dm->num_queues);
 	if (err)
 		return err;
+	dmnic_set_xps(dm);
 
 	for (q = 0; q < dm->num_queues; q++) {
 		int irq = dmnic_queue_irq_nr(dm, q);
@@ -426,6 +455,7 @@ static int dmnic_open(struct net_device *netdev)
 {
 	struct dmnic *dm = netdev_priv(netdev);
 
+	dmnic_gro_program(dm, netdev->features);
 	return dmnic_up(dm);
 }
 
@@ -699,6 +729,8 @@ static int dmnic_xdp_setup(struct dmnic *dm, struct bpf_prog *prog,
 	}
 	if (old)
 		bpf_prog_put(old);
+	/* GRO_HW and LRO follow the program (dmnic_fix_features()) */
+	netdev_update_features(dm->netdev);
 	return 0;
 }
 
@@ -750,6 +782,11 @@ static netdev_features_t dmnic_features_check(struct sk_buff *skb,
 static netdev_features_t dmnic_fix_features(struct net_device *netdev,
 					    netdev_features_t features)
 {
+	struct dmnic *dm = netdev_priv(netdev);
+
+	/* An XDP program must see the frames of the wire, not merged ones. */
+	if (rcu_access_pointer(dm->xdp_prog))
+		features &= ~(NETIF_F_GRO_HW | NETIF_F_LRO);
 	if (!(features & NETIF_F_RXCSUM) &&
 	    dmnic_min_mp_channel_count(netdev)) {
 		if (net_ratelimit())
@@ -780,12 +817,30 @@ void dmnic_features_work(struct work_struct *work)
 	rtnl_unlock();
 }
 
+/* Hardware GRO and LRO: the device coalesces while the feature is on. */
+void dmnic_gro_program(struct dmnic *dm, netdev_features_t features)
+{
+	if (!(dm->caps & (DMNIC_CAPS_HW_GRO | DMNIC_CAPS_LRO)))
+		return;
+	dmnic_wr32(dm, DMNIC_REG_GRO_TIMEOUT, DMNIC_GRO_TIMEOUT_US);
+	dmnic_wr32(dm, DMNIC_REG_GRO_MAX_AGE, DMNIC_GRO_MAX_AGE_US);
+	dmnic_wr32(dm, DMNIC_REG_GRO_CTRL, dmnic_gro_ctrl(features));
+}
+
+static int dmnic_set_features(struct net_device *netdev,
+			      netdev_features_t features)
+{
+	dmnic_gro_program(netdev_priv(netdev), features);
+	return 0;
+}
+
 static const struct net_device_ops dmnic_netdev_ops = {
 	.ndo_open		= dmnic_open,
 	.ndo_stop		= dmnic_stop,
 	.ndo_start_xmit		= dmnic_xmit,
 	.ndo_features_check	= dmnic_features_check,
 	.ndo_fix_features	= dmnic_fix_features,
+	.ndo_set_features	= dmnic_set_features,
 	.ndo_get_stats64	= dmnic_get_stats64,
 	.ndo_set_mac_address	= dmnic_set_mac,
 	.ndo_validate_addr	= eth_validate_addr,
@@ -1214,6 +1269,10 @@ static void dmnic_get_queue_stats_rx(struct net_device *netdev, int idx,
 		rx->alloc_fail = s->alloc_fail;
 		rx->csum_unnecessary = s->csum_unnecessary;
 		rx->csum_none = s->csum_none;
+		rx->hw_gro_packets = s->hw_gro_packets;
+		rx->hw_gro_bytes = s->hw_gro_bytes;
+		rx->hw_gro_wire_packets = s->hw_gro_wire_packets;
+		rx->hw_gro_wire_bytes = s->hw_gro_wire_bytes;
 	} while (u64_stats_fetch_retry(&s->syncp, start));
 }
 
@@ -1257,6 +1316,10 @@ static void dmnic_get_base_stats(struct net_device *netdev,
 	rx->alloc_fail = dm->base_rx.alloc_fail;
 	rx->csum_unnecessary = dm->base_rx.csum_unnecessary;
 	rx->csum_none = dm->base_rx.csum_none;
+	rx->hw_gro_packets = dm->base_rx.hw_gro_packets;
+	rx->hw_gro_bytes = dm->base_rx.hw_gro_bytes;
+	rx->hw_gro_wire_packets = dm->base_rx.hw_gro_wire_packets;
+	rx->hw_gro_wire_bytes = dm->base_rx.hw_gro_wire_bytes;
 
 	/*
 	 * Frames the device dropped before choosing a queue (a drop rule, a
@@ -1315,8 +1378,16 @@ void dmnic_netdev_init(struct dmnic *dm)
 		/* Default GSO limits fit: IP length <= 64K, no BIG TCP. */
 		netdev->hw_features |= NETIF_F_TSO | NETIF_F_TSO6;
 	}
+	/* Off by default, as the stack's own GRO does the same work. */
+	dm->caps = dmnic_rd32(dm, DMNIC_REG_CAPS);
+	if (dm->caps & DMNIC_CAPS_HW_GRO)
+		netdev->hw_features |= NETIF_F_GRO_HW;
+	if (dm->caps & DMNIC_CAPS_LRO)
+		netdev->hw_features |= NETIF_F_LRO;
 	/* Flow steering is always on (as in fbnic); the selftests rely on it. */
-	netdev->features = netdev->hw_features | NETIF_F_NTUPLE;
+	netdev->features = (netdev->hw_features & ~(NETIF_F_GRO_HW |
+						    NETIF_F_LRO)) |
+			   NETIF_F_NTUPLE;
 	netdev->vlan_features = netdev->features & ~NETIF_F_NTUPLE;
 	/* TCG guests can be slow: only a queue stuck this long is broken */
 	netdev->watchdog_timeo = 10 * HZ;

@@ -14,6 +14,7 @@
 #include <linux/unaligned.h>
 #include <net/page_pool/helpers.h>
 #include <net/sch_generic.h>
+#include <net/tcp.h>
 
 #include "devmem_nic.h"
 
@@ -857,12 +858,156 @@ static void dmnic_test_qerr_backoff(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, dmnic_qerr_backoff(1, true, 1), 1UL);
 }
 
+/* ---- hardware GRO (spec: Hardware GRO and LRO) ---- */
+
+static void dmnic_test_gro_ctrl(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, dmnic_gro_ctrl(0), 0);
+	KUNIT_EXPECT_EQ(test, dmnic_gro_ctrl(NETIF_F_GRO), 0);
+	KUNIT_EXPECT_EQ(test, dmnic_gro_ctrl(NETIF_F_GRO_HW), DMNIC_GRO_CTRL_HW);
+	KUNIT_EXPECT_EQ(test, dmnic_gro_ctrl(NETIF_F_LRO), DMNIC_GRO_CTRL_LRO);
+	/* the core never sets both; if it did, GRO-HW rules */
+	KUNIT_EXPECT_EQ(test, dmnic_gro_ctrl(NETIF_F_GRO_HW | NETIF_F_LRO),
+			DMNIC_GRO_CTRL_HW);
+}
+
+static void dmnic_test_gro_wire_bytes(struct kunit *test)
+{
+	/* 3 x 100 bytes behind 54 bytes of headers */
+	KUNIT_EXPECT_EQ(test, dmnic_gro_wire_bytes(354, 3, 54), 462ULL);
+	KUNIT_EXPECT_EQ(test, dmnic_gro_wire_bytes(65535 + 14, 64, 74),
+			65549ULL + 63 * 74);
+}
+
+/* A merged IPv4 or IPv6-in-IPv6 packet of 3 x 100 bytes, header only */
+static struct sk_buff *dmnic_test_gro_pkt(struct kunit *test, bool v6,
+					  bool encap, u32 *thoff)
+{
+	struct sk_buff *skb = alloc_skb(512, GFP_KERNEL);
+	u32 off = ETH_HLEN, i;
+	u8 *p;
+
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	p = skb_put_zero(skb, 200);
+	put_unaligned_be16(v6 ? ETH_P_IPV6 : ETH_P_IP, p + 12);
+	for (i = 0; i < (encap ? 2 : 1); i++) {
+		bool last = i == (encap ? 1 : 0);
+
+		if (v6) {
+			p[off] = 0x60;
+			p[off + 6] = last ? IPPROTO_TCP : IPPROTO_IPV6;
+			p[off + 7] = 64;
+			p[off + 8] = 0xfd;
+			p[off + 23] = 2;
+			p[off + 24] = 0xfd;
+			p[off + 39] = 1;
+			off += sizeof(struct ipv6hdr);
+		} else {
+			p[off] = 0x45;
+			p[off + 8] = 64;
+			p[off + 9] = last ? IPPROTO_TCP : IPPROTO_IPIP;
+			put_unaligned_be32(0xc0a801c8, p + off + 12);
+			put_unaligned_be32(0xc0a80164, p + off + 16);
+			off += sizeof(struct iphdr);
+		}
+	}
+	p[off + 12] = 5 << 4;
+	p[off + 13] = 0x80 | 0x10;	/* CWR, ACK */
+	*thoff = off;
+	skb_trim(skb, off + sizeof(struct tcphdr));
+	/* the payload: 300 bytes as if in frags */
+	skb->len += 300;
+	skb->data_len += 300;
+	/* as eth_type_trans() leaves it */
+	skb_reset_mac_header(skb);
+	skb_pull(skb, ETH_HLEN);
+	skb->protocol = htons(v6 ? ETH_P_IPV6 : ETH_P_IP);
+	return skb;
+}
+
+static void dmnic_test_gro_skb(struct kunit *test)
+{
+	static const struct {
+		bool v6, encap;
+		u32 flags;
+		unsigned int gso_type;
+	} cases[] = {
+		{ false, false, DMNIC_RXC_F_GRO_FIXEDID,
+		  SKB_GSO_TCPV4 | SKB_GSO_TCP_FIXEDID },
+		{ true, false, 0, SKB_GSO_TCPV6 },
+		{ false, true, DMNIC_RXC_F_GRO_FIXEDID_INNER,
+		  SKB_GSO_TCPV4 | SKB_GSO_IPXIP4 | SKB_GSO_TCP_FIXEDID_INNER },
+		{ true, true, 0, SKB_GSO_TCPV6 | SKB_GSO_IPXIP6 },
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct dmnic_rx_cmpl c = {};
+		struct sk_buff *skb;
+		u32 thoff, hlen;
+
+		skb = dmnic_test_gro_pkt(test, cases[i].v6, cases[i].encap,
+					 &thoff);
+		c.gro_segs = 3;
+		c.gro_mss = cpu_to_le16(100);
+		c.l4_off = cpu_to_le16(thoff);
+		hlen = dmnic_rx_gro_skb(skb, &c, DMNIC_RXC_F_GRO |
+					cases[i].flags);
+		KUNIT_EXPECT_EQ(test, hlen, thoff + 20);
+		KUNIT_EXPECT_EQ(test, skb_shinfo(skb)->gso_size, 100);
+		KUNIT_EXPECT_EQ(test, skb_shinfo(skb)->gso_segs, 3);
+		/* CWR in the header: the stack's ECN flag too */
+		KUNIT_EXPECT_EQ(test, skb_shinfo(skb)->gso_type,
+				cases[i].gso_type | SKB_GSO_TCP_ACCECN);
+		KUNIT_EXPECT_EQ(test, (int)skb->ip_summed, CHECKSUM_PARTIAL);
+		KUNIT_EXPECT_EQ(test, skb_transport_offset(skb),
+				(int)(thoff - ETH_HLEN));
+		KUNIT_EXPECT_EQ(test, (bool)skb->encapsulation, cases[i].encap);
+		/* the pseudo-header sum of the 320-byte TCP segment */
+		if (!cases[i].v6) {
+			u16 sum = (__force u16)tcp_v4_check(320,
+							   htonl(0xc0a801c8),
+							   htonl(0xc0a80164), 0);
+
+			KUNIT_EXPECT_EQ(test, (__force u16)tcp_hdr(skb)->check,
+					(u16)~sum);
+		}
+		skb->len -= 300;
+		skb->data_len -= 300;
+		kfree_skb(skb);
+	}
+}
+
+static void dmnic_test_gro_skb_bad(struct kunit *test)
+{
+	struct dmnic_rx_cmpl c = {};
+	struct sk_buff *skb;
+	u32 thoff;
+
+	/* one segment, or an L4 offset that is not the TCP header's */
+	skb = dmnic_test_gro_pkt(test, false, false, &thoff);
+	c.gro_segs = 1;
+	c.gro_mss = cpu_to_le16(100);
+	c.l4_off = cpu_to_le16(thoff);
+	KUNIT_EXPECT_EQ(test, dmnic_rx_gro_skb(skb, &c, DMNIC_RXC_F_GRO), 0);
+	c.gro_segs = 3;
+	c.l4_off = cpu_to_le16(thoff - 4);
+	KUNIT_EXPECT_EQ(test, dmnic_rx_gro_skb(skb, &c, DMNIC_RXC_F_GRO), 0);
+	skb->len -= 300;
+	skb->data_len -= 300;
+	kfree_skb(skb);
+}
+
 static struct kunit_case dmnic_xdp_qerr_test_cases[] = {
 	KUNIT_CASE(dmnic_test_hds_want),
 	KUNIT_CASE(dmnic_test_xdp_max_mtu),
 	KUNIT_CASE(dmnic_test_xdp_frags),
 	KUNIT_CASE(dmnic_test_xdp_layout),
 	KUNIT_CASE(dmnic_test_qerr_backoff),
+	KUNIT_CASE(dmnic_test_gro_ctrl),
+	KUNIT_CASE(dmnic_test_gro_wire_bytes),
+	KUNIT_CASE(dmnic_test_gro_skb),
+	KUNIT_CASE(dmnic_test_gro_skb_bad),
 	{}
 };
 

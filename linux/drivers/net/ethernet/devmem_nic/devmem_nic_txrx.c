@@ -33,7 +33,11 @@
 #include <linux/bpf_trace.h>
 #include <linux/filter.h>
 #include <linux/skbuff.h>
+#include <net/gro.h>
+#include <net/ip6_checksum.h>
+#include <net/ipv6.h>
 #include <net/netdev_queues.h>
+#include <net/tcp.h>
 #include <net/netmem.h>
 #include <net/page_pool/helpers.h>
 #include <net/xdp.h>
@@ -160,6 +164,27 @@ bool dmnic_rx_hdr_len_ok(u32 hdr_len, u32 post_len)
 bool dmnic_rx_pkt_len_ok(u32 pkt_len, u32 placed)
 {
 	return pkt_len == placed;
+}
+
+/* REG_GRO_CTRL for the netdev features: GRO-HW wins over LRO (spec). */
+u32 dmnic_gro_ctrl(netdev_features_t features)
+{
+	if (features & NETIF_F_GRO_HW)
+		return DMNIC_GRO_CTRL_HW;
+	if (features & NETIF_F_LRO)
+		return DMNIC_GRO_CTRL_LRO;
+	return 0;
+}
+
+/*
+ * Bytes on the wire of a coalesced packet of @bytes (as placed) made of
+ * @segs segments, each with the first segment's @hdr_len bytes of headers
+ * (the device merges only segments with equal headers; padding is not
+ * counted, as in the device's Q_RX_GRO_WIRE_BYTES).
+ */
+u64 dmnic_gro_wire_bytes(u32 bytes, u32 segs, u32 hdr_len)
+{
+	return bytes + (u64)(segs - 1) * hdr_len;
 }
 
 enum pkt_hash_types dmnic_rx_hash_type(u8 rss_type)
@@ -1164,6 +1189,85 @@ bad:
 	rx->skb_bad = true;
 }
 
+/*
+ * A coalesced packet (spec: Hardware GRO and LRO, Delivery): make it the
+ * skb software GRO would have made (tcp4/6_gro_complete(),
+ * ipip_gro_complete(), ip6ip6_gro_complete()). skb->data is at the outer
+ * IP header; the device's candidates carry no VLAN tag. Returns the header
+ * length of the packet, or 0 if it is not what the device promised.
+ */
+u32 dmnic_rx_gro_skb(struct sk_buff *skb, const struct dmnic_rx_cmpl *c,
+		     u32 flags)
+{
+	u32 thoff = le16_to_cpu(c->l4_off), segs = c->gro_segs;
+	struct skb_shared_info *shinfo = skb_shinfo(skb);
+	int off = 0, inner = -1, l4;
+	struct tcphdr *th;
+	__be16 frag_off;
+	u8 proto;
+
+	if (segs < 2 || !le16_to_cpu(c->gro_mss) || thoff < ETH_HLEN)
+		return 0;
+	l4 = thoff - ETH_HLEN;
+	if (!pskb_may_pull(skb, l4 + sizeof(*th)))
+		return 0;
+	skb_reset_network_header(skb);
+	/* the IP headers: the outer one, and an encapsulated one (IPXIP) */
+	while (off < l4) {
+		if ((skb->data[off] >> 4) == 4) {
+			proto = ((struct iphdr *)(skb->data + off))->protocol;
+			off += sizeof(struct iphdr);
+		} else {
+			proto = ((struct ipv6hdr *)(skb->data + off))->nexthdr;
+			off = ipv6_skip_exthdr(skb, off + sizeof(struct ipv6hdr),
+					       &proto, &frag_off);
+			if (off < 0)
+				return 0;
+		}
+		if (proto == IPPROTO_TCP)
+			break;
+		if (inner >= 0 || (proto != IPPROTO_IPIP && proto != IPPROTO_IPV6))
+			return 0;
+		inner = off;
+	}
+	if (off != l4)
+		return 0;
+	th = (struct tcphdr *)(skb->data + l4);
+	skb_set_transport_header(skb, l4);
+
+	shinfo->gso_size = le16_to_cpu(c->gro_mss);
+	shinfo->gso_type = 0;
+	if (inner >= 0) {
+		skb->encapsulation = 1;
+		skb_set_inner_network_header(skb, inner);
+		skb_set_inner_protocol(skb, (skb->data[inner] >> 4) == 4 ?
+				       htons(ETH_P_IP) : htons(ETH_P_IPV6));
+		shinfo->gso_type |= (skb->data[0] >> 4) == 4 ? SKB_GSO_IPXIP4 :
+							       SKB_GSO_IPXIP6;
+	}
+	off = inner >= 0 ? inner : 0;
+	if ((skb->data[off] >> 4) == 4) {
+		const struct iphdr *iph = (struct iphdr *)(skb->data + off);
+
+		th->check = ~tcp_v4_check(skb->len - l4, iph->saddr,
+					  iph->daddr, 0);
+		shinfo->gso_type |= SKB_GSO_TCPV4;
+	} else {
+		const struct ipv6hdr *ip6h = (struct ipv6hdr *)(skb->data + off);
+
+		th->check = ~tcp_v6_check(skb->len - l4, &ip6h->saddr,
+					  &ip6h->daddr, 0);
+		shinfo->gso_type |= SKB_GSO_TCPV6;
+	}
+	if (flags & DMNIC_RXC_F_GRO_FIXEDID)
+		shinfo->gso_type |= SKB_GSO_TCP_FIXEDID;
+	if (flags & DMNIC_RXC_F_GRO_FIXEDID_INNER)
+		shinfo->gso_type |= SKB_GSO_TCP_FIXEDID_INNER;
+	NAPI_GRO_CB(skb)->count = segs;
+	tcp_gro_complete(skb);
+	return thoff + th->doff * 4;
+}
+
 /* EOP: checksum, hash, hand to GRO. skb->protocol is already set. */
 static void dmnic_rx_deliver(struct dmnic *dm, struct dmnic_rx_queue *rx,
 			     struct napi_struct *napi, struct sk_buff *skb,
@@ -1171,6 +1275,8 @@ static void dmnic_rx_deliver(struct dmnic *dm, struct dmnic_rx_queue *rx,
 			     u32 bytes)
 {
 	enum dmnic_rx_verdict verdict;
+	u32 gro_hlen = 0, segs = 1;
+	u64 wire = bytes;
 
 	verdict = dmnic_rx_verdict(flags, skb_shinfo(skb)->nr_frags,
 				   skb_frags_readable(skb),
@@ -1183,6 +1289,16 @@ static void dmnic_rx_deliver(struct dmnic *dm, struct dmnic_rx_queue *rx,
 	skb_checksum_none_assert(skb);
 	if (verdict == DMNIC_RX_PASS_CSUM_OK)
 		skb->ip_summed = CHECKSUM_UNNECESSARY;
+	if (flags & DMNIC_RXC_F_GRO) {
+		gro_hlen = dmnic_rx_gro_skb(skb, c, flags);
+		if (unlikely(!gro_hlen)) {
+			rx->skb = skb;
+			dmnic_rx_drop(rx);
+			return;
+		}
+		segs = c->gro_segs;
+		wire = dmnic_gro_wire_bytes(bytes, segs, gro_hlen);
+	}
 
 	if ((flags & DMNIC_RXC_F_RSS) && (dm->netdev->features & NETIF_F_RXHASH))
 		skb_set_hash(skb, le32_to_cpu(c->rss_hash),
@@ -1190,13 +1306,20 @@ static void dmnic_rx_deliver(struct dmnic *dm, struct dmnic_rx_queue *rx,
 
 	skb_record_rx_queue(skb, rx->idx);
 
+	/* qstats count wire packets; hw-gro only for GRO-HW, not LRO */
 	u64_stats_update_begin(&rx->stats.syncp);
-	rx->stats.packets++;
-	rx->stats.bytes += bytes;
-	if (skb->ip_summed == CHECKSUM_UNNECESSARY)
-		rx->stats.csum_unnecessary++;
-	else
+	rx->stats.packets += segs;
+	rx->stats.bytes += wire;
+	if (skb->ip_summed == CHECKSUM_NONE)
 		rx->stats.csum_none++;
+	else
+		rx->stats.csum_unnecessary++;
+	if (gro_hlen && (dm->netdev->features & NETIF_F_GRO_HW)) {
+		rx->stats.hw_gro_packets++;
+		rx->stats.hw_gro_bytes += bytes;
+		rx->stats.hw_gro_wire_packets += segs;
+		rx->stats.hw_gro_wire_bytes += wire;
+	}
 	if (flags & DMNIC_RXC_F_SPLIT)
 		rx->stats.hds_split++;
 	u64_stats_update_end(&rx->stats.syncp);
