@@ -417,6 +417,42 @@ static void dmnic_parse(DmnicPkt *p, const uint8_t *buf, size_t len)
     }
 }
 
+/*
+ * PSP (devmem-nic-psp.c): a frame to UDP port 1000 is decrypted, then
+ * parsed again with the inner L4 header as its L4 header.  Returns false
+ * if the frame was dropped.
+ */
+static bool dmnic_psp_rx(DevmemNicCore *core, DmnicPkt *p, const uint8_t **buf,
+                         size_t *size)
+{
+    uint32_t pspf = 0;
+    size_t ph;
+
+    if (p->l4 != IP_PROTO_UDP || p->dport != DMNIC_PSP_UDP_PORT ||
+        (p->flags & DMNIC_RXC_F_L3_CSUM_BAD)) {
+        return true;
+    }
+    switch (devmem_nic_psp_rx(&core->psp, buf, size, p->l3, p->l3_off,
+                              p->l4_off, p->ip_end, &pspf)) {
+    case DMNIC_PSP_RX_DROP:
+        return false;
+    case DMNIC_PSP_RX_DECRYPTED:
+        dmnic_parse(p, *buf, *size);
+        ph = p->l4_off + sizeof(udp_header);
+        p->flags &= ~(DMNIC_RXC_F_UDP | DMNIC_RXC_F_L4_CSUM_OK |
+                      DMNIC_RXC_F_L4_CSUM_BAD);
+        p->l4 = 0;
+        p->hdr_len = p->pay_len = 0;
+        p->sport = p->dport = 0;
+        p->l4_off = ph + ((*buf)[ph + 1] + 1) * 8;
+        dmnic_parse_l4(p, *buf, (*buf)[ph]);
+        p->flags |= pspf;
+        return true;
+    default:
+        return true;
+    }
+}
+
 /* Indirection table of RSS context ctx (< DMNIC_RSS_NUM_CTX) */
 static uint32_t *dmnic_rss_table(DevmemNicCore *core, unsigned ctx)
 {
@@ -909,6 +945,9 @@ ssize_t devmem_nic_core_receive(DevmemNicCore *core, const uint8_t *buf,
         return size;
     }
     dmnic_parse(&p, buf, size);
+    if (!dmnic_psp_rx(core, &p, &buf, &size)) {
+        return size;
+    }
     dmnic_rss(core, &p);
     qi = dmnic_select_queue(core, &p);
     if (qi < 0) {
@@ -918,6 +957,9 @@ ssize_t devmem_nic_core_receive(DevmemNicCore *core, const uint8_t *buf,
         core->q[qi].stats[DMNIC_QS_RX_DROP_DISABLED]++;
         trace_devmem_nic_rx_disabled(qi, size);
         return size;
+    }
+    if (p.flags & DMNIC_RXC_F_PSP) {
+        devmem_nic_psp_rx_count(&core->psp, qi);
     }
     st.flags = p.flags & (DMNIC_RXC_F_RSS | DMNIC_RXC_F_FS_MATCH);
     st.hash = p.hash;
@@ -947,6 +989,8 @@ typedef struct DmnicTxd {
     uint16_t csum_start;
     uint16_t csum_offset;
     uint16_t mss;
+    uint16_t psp_flags;
+    uint32_t psp_sa;
 } DmnicTxd;
 
 static void dmnic_tx_send(DevmemNicCore *core, uint8_t *buf, size_t len)
@@ -1062,9 +1106,25 @@ static bool dmnic_tx_tso(DevmemNicCore *core, unsigned qi, size_t len,
     return true;
 }
 
+/* PSP (devmem-nic-psp.c) on a gathered frame whose SOP asked for it */
+static bool dmnic_psp_tx(DevmemNicCore *core, unsigned qi, const DmnicTxd *d0,
+                         size_t *len)
+{
+    DmnicPkt p;
+
+    if (!(d0->psp_flags & DMNIC_TXD_PSP_F_EN)) {
+        return true;
+    }
+    dmnic_parse(&p, core->tx_buf, *len);
+    return devmem_nic_psp_tx(&core->psp, qi, core->tx_buf, len,
+                             p.l4 == IP_PROTO_UDP ? p.l3 : 0, p.l3_off,
+                             p.l4_off, p.ip_end, d0->psp_sa,
+                             d0->flags & DMNIC_TXD_F_TSO);
+}
+
 #define DMNIC_TXD_F_DEFINED (DMNIC_TXD_F_EOP | DMNIC_TXD_F_CSUM | \
                              DMNIC_TXD_F_TSO)
-#define DMNIC_TXD_RSVD      (DMNIC_TXD_MSS + 2)     /* reserved, 0 */
+#define DMNIC_TXD_RSVD      DMNIC_TXD_PSP_RSVD      /* reserved, 0 */
 
 /* Reserved TXD flags or bytes are ignored; logged once per TX enable */
 static void dmnic_check_txd_rsvd(DevmemNicCore *core, unsigned qi,
@@ -1132,6 +1192,8 @@ static bool dmnic_tx_process(DevmemNicCore *core, unsigned qi, int budget)
             d[n].csum_start = lduw_le_p(raw + DMNIC_TXD_CSUM_START);
             d[n].csum_offset = lduw_le_p(raw + DMNIC_TXD_CSUM_OFFSET);
             d[n].mss = lduw_le_p(raw + DMNIC_TXD_MSS);
+            d[n].psp_flags = lduw_le_p(raw + DMNIC_TXD_PSP_FLAGS);
+            d[n].psp_sa = ldl_le_p(raw + DMNIC_TXD_PSP_SA);
             dmnic_check_txd_rsvd(core, qi, idx, raw);
             if (!d[n].len || d[n].len > DMNIC_BUF_LEN_MAX) {
                 dmnic_queue_error(core, qi, true, DMNIC_QERR_BAD_DESC,
@@ -1166,7 +1228,8 @@ static bool dmnic_tx_process(DevmemNicCore *core, unsigned qi, int budget)
         if (!link) {
             status = DMNIC_TXC_S_LINK_DOWN;
         }
-        if (d[0].flags & DMNIC_TXD_F_TSO) {
+        if ((d[0].flags & DMNIC_TXD_F_TSO) &&
+            !(d[0].psp_flags & DMNIC_TXD_PSP_F_EN)) {
             if (!dmnic_tx_tso(core, qi, len, &d[0], link, &nseg, &wire)) {
                 return false;
             }
@@ -1199,11 +1262,13 @@ static bool dmnic_tx_process(DevmemNicCore *core, unsigned qi, int budget)
                     q->stats[DMNIC_QS_TX_CSUM]++;
                 }
             }
-            if (link) {
-                dmnic_tx_send(core, core->tx_buf, len);
-            }
             nseg = 1;
             wire = len;
+            if (link && !dmnic_psp_tx(core, qi, &d[0], &wire)) {
+                nseg = wire = 0;
+            } else if (link) {
+                dmnic_tx_send(core, core->tx_buf, wire);
+            }
         }
         trace_devmem_nic_tx_packet(qi, len, n, status);
 
@@ -1364,6 +1429,7 @@ void devmem_nic_core_reset(DevmemNicCore *core)
         dmnic_queue_reset(&core->q[i]);
     }
     devmem_nic_fault_reset(core);
+    devmem_nic_psp_reset(&core->psp);
     trace_devmem_nic_reset();
 }
 
@@ -1510,7 +1576,9 @@ uint64_t devmem_nic_core_read(DevmemNicCore *core, hwaddr addr, unsigned size)
     uint32_t val = 0;
     bool ok = true;
 
-    if (addr >= DMNIC_Q_BASE &&
+    if (devmem_nic_psp_read(&core->psp, core->num_queues, addr, &val)) {
+        /* PSP registers and counters */
+    } else if (addr >= DMNIC_Q_BASE &&
         addr < DMNIC_Q_BASE + core->num_queues * DMNIC_Q_STRIDE) {
         unsigned qi = (addr - DMNIC_Q_BASE) / DMNIC_Q_STRIDE;
 
@@ -1551,6 +1619,7 @@ uint64_t devmem_nic_core_read(DevmemNicCore *core, hwaddr addr, unsigned size)
             val = DMNIC_CAPS_HDS | DMNIC_CAPS_RX_CSUM | DMNIC_CAPS_TX_CSUM |
                   DMNIC_CAPS_RSS | DMNIC_CAPS_FLOW_STEER | DMNIC_CAPS_TSO |
                   DMNIC_CAPS_RSS_CTX | DMNIC_CAPS_RSS_HFIELDS;
+            val |= devmem_nic_psp_available() ? DMNIC_CAPS_PSP : 0;
             break;
         case DMNIC_REG_CTRL:
             val = 0;        /* CTRL_RESET reads 0 */
@@ -1854,7 +1923,9 @@ void devmem_nic_core_write(DevmemNicCore *core, hwaddr addr, uint64_t val64,
     trace_devmem_nic_mmio_write(addr, size, val);
     /* a global register may change steering: log a bad queue again */
     core->badq_logged = core->badq_logged && qreg;
-    if (qreg) {
+    if (devmem_nic_psp_write(&core->psp, core->num_queues, addr, val)) {
+        /* PSP registers */
+    } else if (qreg) {
         unsigned qi = (addr - DMNIC_Q_BASE) / DMNIC_Q_STRIDE;
 
         ok = dmnic_queue_write(core, qi,
@@ -1934,6 +2005,7 @@ void devmem_nic_core_realize(DevmemNicCore *core)
 
     core->tx_buf = g_malloc0(DMNIC_TX_BUF_SIZE);
     core->tx_seg = g_malloc0(DMNIC_TSO_MAX_SEG + 1);
+    devmem_nic_psp_realize(&core->psp);
     core->tx_bh = qemu_bh_new_guarded(dmnic_tx_bh, core,
                                       &dev->mem_reentrancy_guard);
     core->vmse = qemu_add_vm_change_state_handler(dmnic_vm_state_change,
@@ -1960,6 +2032,7 @@ void devmem_nic_core_unrealize(DevmemNicCore *core)
     core->tx_buf = NULL;
     g_free(core->tx_seg);
     core->tx_seg = NULL;
+    devmem_nic_psp_unrealize(&core->psp);
 }
 
 static const VMStateDescription vmstate_dmnic_ring = {
@@ -2186,6 +2259,7 @@ const VMStateDescription vmstate_devmem_nic_core = {
     .subsections = (const VMStateDescription * const []) {
         &vmstate_dmnic_link,
         &vmstate_dmnic_held,
+        &vmstate_devmem_nic_psp,
         NULL
     },
 };
