@@ -57,7 +57,7 @@ typedef struct DmnicPsp {
 
     /* not migrated */
     bool tx_err_logged;             /* one PSP TX error logged per reset */
-    uint32_t rx_bytes;              /* PSP bytes of the last decrypted frame */
+    uint32_t rx_bytes;              /* PSP bytes, last decrypted frame */
     uint8_t *rx_buf;                /* decrypted frame */
     uint8_t *scratch;               /* crypto output */
 } DmnicPsp;
@@ -66,7 +66,7 @@ typedef struct DmnicPsp {
 typedef enum {
     DMNIC_PSP_RX_PASS,              /* not a PSP frame: deliver as is */
     DMNIC_PSP_RX_DROP,              /* dropped and counted */
-    DMNIC_PSP_RX_DECRYPTED,         /* *buf/*len: the decrypted frame */
+    DMNIC_PSP_RX_DECRYPTED,         /* the decrypted frame is in buf, len */
 } DmnicPspRx;
 
 /* Whether this build has the crypto: CAPS_PSP */
