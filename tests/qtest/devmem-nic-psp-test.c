@@ -128,9 +128,12 @@ static void sa_from_derive(DnState *s, unsigned sa, uint32_t spi,
                      DMNIC_PSP_RES_OK);
 }
 
-/* Posts @frame as one PSP packet with SA @sa (or without PSP: sa < 0) */
-static void send_psp(DnState *s, unsigned q, const uint8_t *frame, size_t len,
-                     int sa, uint16_t flags)
+/*
+ * Posts @frame as one PSP packet with SA @sa (or without PSP: sa < 0);
+ * TSO with @mss if @flags has it.
+ */
+static void send_psp_mss(DnState *s, unsigned q, const uint8_t *frame,
+                         size_t len, int sa, uint16_t flags, uint16_t mss)
 {
     DnQueue *d = &s->q[q];
     uint64_t buf = dn_galloc(s, len);
@@ -138,11 +141,18 @@ static void send_psp(DnState *s, unsigned q, const uint8_t *frame, size_t len,
 
     qtest_memwrite(s->qts, buf, frame, len);
     dn_post_txd(s, q, buf, len, 0x77, DMNIC_TXD_F_EOP | flags, 0, 0);
+    qtest_writew(s->qts, desc + DMNIC_TXD_MSS, mss);
     if (sa >= 0) {
         qtest_writew(s->qts, desc + DMNIC_TXD_PSP_FLAGS, DMNIC_TXD_PSP_F_EN);
         qtest_writel(s->qts, desc + DMNIC_TXD_PSP_SA, sa);
     }
     dn_ring_doorbell(s, q, DN_TXD);
+}
+
+static void send_psp(DnState *s, unsigned q, const uint8_t *frame, size_t len,
+                     int sa, uint16_t flags)
+{
+    send_psp_mss(s, q, frame, len, sa, flags, 0);
 }
 
 typedef struct RxPkt {
@@ -596,7 +606,7 @@ static void test_tx_errors(void)
     stw_be_p(f + ETH_IP4_UDP + 2, 1001);                    /* not PSP */
     expect_tx_error(&s, f, k->plain_len, 5, 0);
     expect_tx_error(&s, k->plain, k->plain_len - 1, 5, 0);  /* IP length */
-    /* TSO with PSP is not implemented: an error, not a queue error */
+    /* TSO: MSS below TSO_MSS_MIN is a PSP TX error, not a queue error */
     expect_tx_error(&s, k->plain, k->plain_len, 5, DMNIC_TXD_F_TSO);
     /* SA_CLEAR */
     dn_wr(&s, DMNIC_REG_PSP_SA_INDEX, 5);
@@ -616,6 +626,73 @@ static void test_tx_errors(void)
     send_psp(&s, TXQ, k->plain, k->plain_len, 5, 0);
     g_assert_cmpint(dn_wire_recv(&s, out, DN_FRAME_MAX), ==, k->wire_len);
     g_assert_cmpmem(out, k->wire_len, k->wire, k->wire_len);
+    dn_stop(&s);
+}
+
+/* ------------------------------------------------------------------ */
+/* TSO: every segment its own PSP packet                               */
+/* ------------------------------------------------------------------ */
+
+static void test_tso(const void *data)
+{
+    const PspKat *k = &psp_kats[(uintptr_t)data];
+    g_autofree uint8_t *f = g_malloc0(DN_FRAME_MAX);
+    g_autofree uint8_t *wire = g_malloc0(DN_FRAME_MAX);
+    g_autofree uint8_t *pay = g_malloc0(DN_FRAME_MAX);
+    g_autofree RxPkt *p = g_new0(RxPkt, 1);
+    size_t inner = inner_off(k->l3), h = inner + 20, mss = 64;
+    size_t pay_len = k->plain_len - h, got = 0;
+    uint32_t seq0;
+    ssize_t wlen;
+    unsigned i, n = DIV_ROUND_UP(pay_len, mss);
+    DnState s;
+
+    start(&s, false);
+    if (!have_psp(&s)) {
+        return;
+    }
+    load_test_keys(&s);
+    sa_from_derive(&s, 1, k->spi, k->version);
+    dn_wr(&s, DMNIC_REG_PSP_CTRL, PSP_ALL);
+    dn_tx_setup(&s, TXQ);
+    dn_steer_all_to(&s, RXQ);
+    rx_on(&s, RXQ);
+
+    /* CWR, PSH, FIN: CWR stays on the first segment, PSH/FIN on the last */
+    memcpy(f, k->plain, k->plain_len);
+    f[inner + 13] = 0x80 | 0x18 | 0x01;
+    seq0 = ldl_be_p(f + inner + 4);
+    send_psp_mss(&s, TXQ, f, k->plain_len, 1, DMNIC_TXD_F_TSO, mss);
+    for (i = 0; i < n; i++) {
+        size_t seg = MIN(mss, pay_len - i * mss);
+
+        wlen = dn_wire_recv(&s, wire, DN_FRAME_MAX);
+        g_assert_cmpint(wlen, ==, h + seg + DMNIC_PSP_ICV_LEN);
+        g_assert_cmphex(ldq_be_p(wire + psp_off(k->l3) + 8), ==, 1 + i);
+        /* the device's own RX (KAT-checked) decrypts each segment */
+        dn_inject(&s, wire, wlen);
+        rx_packet(&s, RXQ, p);
+        g_assert_true(p->first.flags & DMNIC_RXC_F_PSP);
+        g_assert_true(p->first.flags & DMNIC_RXC_F_L4_CSUM_OK);
+        if (k->l3 == 4) {
+            g_assert_true(p->first.flags & DMNIC_RXC_F_L3_CSUM_OK);
+            g_assert_cmpuint(lduw_be_p(p->frame + 14 + 4), ==,
+                             lduw_be_p(f + 14 + 4) + i);
+        }
+        g_assert_cmpuint(p->len, ==, h + seg);
+        g_assert_cmphex(ldl_be_p(p->frame + inner + 4), ==, seq0 + i * mss);
+        g_assert_cmphex(p->frame[inner + 13], ==,
+                        0x10 | (i == 0 ? 0x80 : 0) |
+                        (i == n - 1 ? 0x08 | 0x01 : 0));
+        memcpy(pay + got, p->frame + h, seg);
+        got += seg;
+    }
+    g_assert_cmpint(dl_sock_recv(s.sv[0], wire, DN_FRAME_MAX, 100), ==, -1);
+    g_assert_cmpmem(pay, got, k->plain + h, pay_len);
+    g_assert_cmpuint(dn_qstat(&s, TXQ, DMNIC_Q_PSP_TX_PACKETS), ==, n);
+    g_assert_cmpuint(dn_qstat(&s, TXQ, DMNIC_Q_TX_PACKETS), ==, n);
+    g_assert_cmpuint(dn_qstat(&s, RXQ, DMNIC_Q_PSP_RX_PACKETS), ==, n);
+    g_assert_cmpuint(gstat(&s, DMNIC_REG_G_PSP_TX_ERROR), ==, 0);
     dn_stop(&s);
 }
 
@@ -816,6 +893,9 @@ int main(int argc, char **argv)
     }
     qtest_add_func("/devmem-nic/psp/rx-drops", test_rx_drops);
     qtest_add_func("/devmem-nic/psp/tx-errors", test_tx_errors);
+    qtest_add_data_func("/devmem-nic/psp/tso/v0-ipv4", (void *)0, test_tso);
+    qtest_add_data_func("/devmem-nic/psp/tso/v3-ipv4", (void *)3, test_tso);
+    qtest_add_data_func("/devmem-nic/psp/tso/v1-ipv6", (void *)4, test_tso);
     for (i = 0; i < DMNIC_PSP_NUM_VERSIONS; i++) {
         g_autofree char *name = g_strdup_printf(
             "/devmem-nic/psp/round-trip/v%u", i);

@@ -1106,20 +1106,23 @@ static bool dmnic_tx_tso(DevmemNicCore *core, unsigned qi, size_t len,
     return true;
 }
 
-/* PSP (devmem-nic-psp.c) on a gathered frame whose SOP asked for it */
-static bool dmnic_psp_tx(DevmemNicCore *core, unsigned qi, const DmnicTxd *d0,
-                         size_t *len)
+static void dmnic_psp_send(void *opaque, uint8_t *buf, size_t len)
+{
+    dmnic_tx_send(opaque, buf, len);
+}
+
+/* PSP (devmem-nic-psp.c): encrypts, segments and sends the gathered frame */
+static void dmnic_psp_tx(DevmemNicCore *core, unsigned qi, const DmnicTxd *d0,
+                         size_t len, uint32_t *nseg, uint64_t *wire)
 {
     DmnicPkt p;
 
-    if (!(d0->psp_flags & DMNIC_TXD_PSP_F_EN)) {
-        return true;
-    }
-    dmnic_parse(&p, core->tx_buf, *len);
-    return devmem_nic_psp_tx(&core->psp, qi, core->tx_buf, len,
-                             p.l4 == IP_PROTO_UDP ? p.l3 : 0, p.l3_off,
-                             p.l4_off, p.ip_end, d0->psp_sa,
-                             d0->flags & DMNIC_TXD_F_TSO);
+    dmnic_parse(&p, core->tx_buf, len);
+    devmem_nic_psp_tx(&core->psp, qi, core->tx_buf, len,
+                      p.l4 == IP_PROTO_UDP ? p.l3 : 0, p.l3_off, p.l4_off,
+                      p.ip_end, d0->psp_sa,
+                      d0->flags & DMNIC_TXD_F_TSO, d0->mss,
+                      dmnic_psp_send, core, nseg, wire);
 }
 
 #define DMNIC_TXD_F_DEFINED (DMNIC_TXD_F_EOP | DMNIC_TXD_F_CSUM | \
@@ -1264,10 +1267,10 @@ static bool dmnic_tx_process(DevmemNicCore *core, unsigned qi, int budget)
             }
             nseg = 1;
             wire = len;
-            if (link && !dmnic_psp_tx(core, qi, &d[0], &wire)) {
-                nseg = wire = 0;
+            if (link && (d[0].psp_flags & DMNIC_TXD_PSP_F_EN)) {
+                dmnic_psp_tx(core, qi, &d[0], len, &nseg, &wire);
             } else if (link) {
-                dmnic_tx_send(core, core->tx_buf, wire);
+                dmnic_tx_send(core, core->tx_buf, len);
             }
         }
         trace_devmem_nic_tx_packet(qi, len, n, status);

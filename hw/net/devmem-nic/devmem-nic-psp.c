@@ -32,6 +32,8 @@
 #define PSP_VERFL_ONE   0x01
 #define PSP_CRYPT_OFF_MASK 0x3f
 #define PSP_BUF_SIZE    (DMNIC_TSO_MAX_FRAME + DMNIC_PSP_ICV_LEN)
+/* the TCP flags byte (the low byte of th_offset_flags) */
+#define PSP_TCP_FLAGS_OFF (offsetof(tcp_header, th_offset_flags) + 1)
 
 static unsigned psp_key_len(unsigned ver)
 {
@@ -136,6 +138,7 @@ void devmem_nic_psp_realize(DmnicPsp *psp)
 {
     psp->rx_buf = g_malloc0(PSP_BUF_SIZE);
     psp->scratch = g_malloc0(PSP_BUF_SIZE);
+    psp->seg = g_malloc0(PSP_BUF_SIZE);
 }
 
 void devmem_nic_psp_unrealize(DmnicPsp *psp)
@@ -144,6 +147,8 @@ void devmem_nic_psp_unrealize(DmnicPsp *psp)
     psp->rx_buf = NULL;
     g_free(psp->scratch);
     psp->scratch = NULL;
+    g_free(psp->seg);
+    psp->seg = NULL;
 }
 
 void devmem_nic_psp_reset(DmnicPsp *psp)
@@ -383,16 +388,13 @@ static void psp_ip_len_add(uint8_t *f, int l3, size_t l3_off, int delta)
     }
 }
 
-/* A UDP checksum of 0 (none) or one that verifies over the segment */
-static bool psp_udp_csum_ok(const uint8_t *f, int l3, size_t l3_off,
-                            size_t l4_off, size_t udp_len)
+/* The ones' complement L4 checksum of @seg under the frame's IP header */
+static uint16_t psp_l4_csum(const uint8_t *f, int l3, size_t l3_off,
+                            uint8_t proto, const uint8_t *seg, size_t len)
 {
+    uint8_t ph[4] = { 0, 0, 0, proto };
     uint32_t sum;
-    uint8_t ph[4] = { 0, 0, 0, IP_PROTO_UDP };
 
-    if (!lduw_be_p(f + l4_off + offsetof(udp_header, uh_sum))) {
-        return true;
-    }
     if (l3 == 4) {
         sum = net_checksum_add(8, (uint8_t *)f + l3_off +
                                offsetof(struct ip_header, ip_src));
@@ -400,12 +402,18 @@ static bool psp_udp_csum_ok(const uint8_t *f, int l3, size_t l3_off,
         sum = net_checksum_add(32, (uint8_t *)f + l3_off +
                                offsetof(struct ip6_header, ip6_src));
     }
-    stw_be_p(ph, udp_len);
-    ph[2] = 0;
-    ph[3] = IP_PROTO_UDP;
+    stw_be_p(ph, len);
     sum += net_checksum_add(4, ph);
-    sum += net_checksum_add(udp_len, (uint8_t *)f + l4_off);
-    return net_checksum_finish(sum) == 0;
+    sum += net_checksum_add(len, (uint8_t *)seg);
+    return net_checksum_finish(sum);
+}
+
+/* A UDP checksum of 0 (none) or one that verifies over the segment */
+static bool psp_udp_csum_ok(const uint8_t *f, int l3, size_t l3_off,
+                            size_t l4_off, size_t udp_len)
+{
+    return !lduw_be_p(f + l4_off + offsetof(udp_header, uh_sum)) ||
+           !psp_l4_csum(f, l3, l3_off, IP_PROTO_UDP, f + l4_off, udp_len);
 }
 
 static DmnicPspRx psp_rx_drop(DmnicPsp *psp, int counter, const char *why,
@@ -503,29 +511,136 @@ psp_tx_error(DmnicPsp *psp, unsigned qi, const char *fmt, ...)
     return false;
 }
 
-bool devmem_nic_psp_tx(DmnicPsp *psp, unsigned qi, uint8_t *buf, size_t *len,
-                       int l3, size_t l3_off, size_t l4_off, size_t ip_end,
-                       uint32_t sa, bool tso)
+/*
+ * Encrypts one PSP packet of @len bytes in @f (IV, lengths, ICV) and
+ * sends it; false if the crypto library failed.
+ */
+static bool psp_tx_one(DmnicPsp *psp, unsigned qi, uint32_t sa, uint8_t *f,
+                       size_t len, int l3, size_t l3_off, size_t l4_off,
+                       DmnicPspSend send, void *opaque, uint64_t *wire)
 {
     size_t ph = l4_off + sizeof(udp_header);
-    size_t pl, hlen, aad, ct_len, out_len;
-    unsigned ver, klen;
+    size_t pl = len - ph;
+    unsigned ver = psp->sa_ver[sa];
+    size_t aad = ver < 2 ? DMNIC_PSP_HDR_LEN +
+                           4 * (f[ph + 2] & PSP_CRYPT_OFF_MASK) : pl;
+    size_t ct_len = pl - aad, out_len = ct_len + DMNIC_PSP_ICV_LEN;
 
+    stq_be_p(f + ph + PSP_IV_OFF, psp->tx_iv);
+    psp->tx_iv++;
+    psp_ip_len_add(f, l3, l3_off, DMNIC_PSP_ICV_LEN);
+    stw_be_p(f + l4_off + offsetof(udp_header, uh_ulen),
+             len - l4_off + DMNIC_PSP_ICV_LEN);
+    stw_be_p(f + l4_off + offsetof(udp_header, uh_sum), 0);
+    if (!psp_gcm(true, psp->sa_key[sa], psp_key_len(ver),
+                 f + ph + PSP_NONCE_OFF, f + ph, aad, f + ph + aad, ct_len,
+                 psp->scratch, &out_len) ||
+        out_len != ct_len + DMNIC_PSP_ICV_LEN) {
+        return false;
+    }
+    memcpy(f + ph + aad, psp->scratch, out_len);
+    len += DMNIC_PSP_ICV_LEN;
+    send(opaque, f, len);
+    psp->qstats[qi][DMNIC_PSP_QS_TX_PACKETS]++;
+    psp->qstats[qi][DMNIC_PSP_QS_TX_BYTES] += pl - DMNIC_PSP_HDR_LEN;
+    *wire += len;
+    trace_devmem_nic_psp_tx(qi, sa, ver, len);
+    return true;
+}
+
+/*
+ * TSO of a PSP super-frame: each segment is a PSP packet of its own, with
+ * the outer headers copied and adjusted, the inner TCP header as the
+ * core's TSO makes it (sequence number, FIN/PSH on the last segment, CWR
+ * on the first, checksum) and a fresh IV.
+ */
+static bool psp_tx_tso(DmnicPsp *psp, unsigned qi, uint32_t sa,
+                       const uint8_t *buf, size_t len, int l3, size_t l3_off,
+                       size_t l4_off, size_t inner, size_t mss,
+                       DmnicPspSend send, void *opaque, uint32_t *nseg,
+                       uint64_t *wire)
+{
+    uint8_t *sb = psp->seg;
+    size_t doff, h, pay, off;
+    uint16_t ip_id = 0;
+    uint32_t seq;
+    unsigned i;
+
+    if (buf[l4_off + sizeof(udp_header)] != IP_PROTO_TCP ||
+        inner + sizeof(tcp_header) > len) {
+        return psp_tx_error(psp, qi, "TSO: inner protocol is not TCP");
+    }
+    doff = TCP_HEADER_DATA_OFFSET((const tcp_header *)(buf + inner));
+    h = inner + doff;
+    if (doff < sizeof(tcp_header) || h > len || mss < DMNIC_TSO_MSS_MIN ||
+        h + mss + DMNIC_PSP_ICV_LEN > DMNIC_TX_MAX_FRAME) {
+        return psp_tx_error(psp, qi, "TSO: TCP header %zu, MSS %zu", doff,
+                            mss);
+    }
+    pay = len - h;
+    seq = ldl_be_p(buf + inner + offsetof(tcp_header, th_seq));
+    if (l3 == 4) {
+        ip_id = lduw_be_p(buf + l3_off + offsetof(struct ip_header, ip_id));
+    }
+    for (off = 0, i = 0; off < pay || (!pay && !i); off += mss, i++) {
+        size_t seg = MIN(mss, pay - off);
+        uint8_t *ip = sb + l3_off;
+        uint8_t *tcp = sb + inner;
+
+        memcpy(sb, buf, h);
+        memcpy(sb + h, buf + h + off, seg);
+        if (l3 == 4) {
+            stw_be_p(ip + offsetof(struct ip_header, ip_len),
+                     h - l3_off + seg);
+            stw_be_p(ip + offsetof(struct ip_header, ip_id), ip_id + i);
+        } else {
+            stw_be_p(ip + offsetof(struct ip6_header, ip6_plen),
+                     h - l3_off - sizeof(struct ip6_header) + seg);
+        }
+        /* psp_ip_len_add() recomputes the IPv4 header checksum */
+        stl_be_p(tcp + offsetof(tcp_header, th_seq), seq + off);
+        if (off + seg < pay) {
+            tcp[PSP_TCP_FLAGS_OFF] &= ~(TH_FIN | TH_PUSH);
+        }
+        if (i) {
+            tcp[PSP_TCP_FLAGS_OFF] &= ~TH_CWR;
+        }
+        stw_be_p(tcp + offsetof(tcp_header, th_sum), 0);
+        stw_be_p(tcp + offsetof(tcp_header, th_sum),
+                 psp_l4_csum(sb, l3, l3_off, IP_PROTO_TCP, tcp,
+                             h - inner + seg));
+        if (!psp_tx_one(psp, qi, sa, sb, h + seg, l3, l3_off, l4_off, send,
+                        opaque, wire)) {
+            return psp_tx_error(psp, qi, "crypto library failed");
+        }
+        (*nseg)++;
+    }
+    return true;
+}
+
+bool devmem_nic_psp_tx(DmnicPsp *psp, unsigned qi, uint8_t *buf, size_t len,
+                       int l3, size_t l3_off, size_t l4_off, size_t ip_end,
+                       uint32_t sa, bool tso, size_t mss, DmnicPspSend send,
+                       void *opaque, uint32_t *nseg, uint64_t *wire)
+{
+    size_t ph = l4_off + sizeof(udp_header);
+    size_t pl, hlen, aad;
+    unsigned ver;
+
+    *nseg = 0;
+    *wire = 0;
     psp->used = true;
     if (!devmem_nic_psp_available()) {
         return psp_tx_error(psp, qi, "no PSP in this build");
     }
-    if (tso) {
-        return psp_tx_error(psp, qi, "TSO with PSP is not implemented");
-    }
     if (sa >= DMNIC_PSP_TX_SA_NUM || psp->sa_ver[sa] == DMNIC_PSP_SA_INVALID) {
         return psp_tx_error(psp, qi, "SA %u not valid", sa);
     }
-    if (!l3 || ph > ip_end || ip_end != *len ||
+    if (!l3 || ph > ip_end || ip_end != len ||
         lduw_be_p(buf + l4_off + offsetof(udp_header, uh_dport)) !=
         DMNIC_PSP_UDP_PORT) {
         return psp_tx_error(psp, qi, "not IP/UDP to port %u of %zu bytes",
-                            DMNIC_PSP_UDP_PORT, *len);
+                            DMNIC_PSP_UDP_PORT, len);
     }
     pl = ip_end - ph;
     if (pl < DMNIC_PSP_HDR_LEN) {
@@ -542,28 +657,22 @@ bool devmem_nic_psp_tx(DmnicPsp *psp, unsigned qi, uint8_t *buf, size_t *len,
                             "hdrlen %zu, aad %zu of %zu) does not match SA %u",
                             ver, ldl_be_p(buf + ph + 4), hlen, aad, pl, sa);
     }
-    if (*len + DMNIC_PSP_ICV_LEN > DMNIC_TX_MAX_FRAME) {
-        return psp_tx_error(psp, qi, "%zu bytes with the ICV", *len);
+    if (tso) {
+        /* the crypt offset must not reach past the inner TCP header */
+        if (ver < 2 && aad > hlen + sizeof(tcp_header)) {
+            return psp_tx_error(psp, qi, "TSO: crypt offset %zu", aad);
+        }
+        return psp_tx_tso(psp, qi, sa, buf, len, l3, l3_off, l4_off,
+                          ph + hlen, mss, send, opaque, nseg, wire);
     }
-    klen = psp_key_len(ver);
-    stq_be_p(buf + ph + PSP_IV_OFF, psp->tx_iv);
-    psp->tx_iv++;
-    psp_ip_len_add(buf, l3, l3_off, DMNIC_PSP_ICV_LEN);
-    stw_be_p(buf + l4_off + offsetof(udp_header, uh_ulen),
-             ip_end - l4_off + DMNIC_PSP_ICV_LEN);
-    stw_be_p(buf + l4_off + offsetof(udp_header, uh_sum), 0);
-    ct_len = pl - aad;
-    out_len = ct_len + DMNIC_PSP_ICV_LEN;
-    if (!psp_gcm(true, psp->sa_key[sa], klen, buf + ph + PSP_NONCE_OFF,
-                 buf + ph, aad, buf + ph + aad, ct_len, psp->scratch,
-                 &out_len) || out_len != ct_len + DMNIC_PSP_ICV_LEN) {
+    if (len + DMNIC_PSP_ICV_LEN > DMNIC_TX_MAX_FRAME) {
+        return psp_tx_error(psp, qi, "%zu bytes with the ICV", len);
+    }
+    if (!psp_tx_one(psp, qi, sa, buf, len, l3, l3_off, l4_off, send, opaque,
+                    wire)) {
         return psp_tx_error(psp, qi, "crypto library failed");
     }
-    memcpy(buf + ph + aad, psp->scratch, out_len);
-    *len += DMNIC_PSP_ICV_LEN;
-    psp->qstats[qi][DMNIC_PSP_QS_TX_PACKETS]++;
-    psp->qstats[qi][DMNIC_PSP_QS_TX_BYTES] += pl - DMNIC_PSP_HDR_LEN;
-    trace_devmem_nic_psp_tx(qi, sa, ver, *len);
+    *nseg = 1;
     return true;
 }
 

@@ -60,6 +60,7 @@ typedef struct DmnicPsp {
     uint32_t rx_bytes;              /* PSP bytes, last decrypted frame */
     uint8_t *rx_buf;                /* decrypted frame */
     uint8_t *scratch;               /* crypto output */
+    uint8_t *seg;                   /* a TSO segment */
 } DmnicPsp;
 
 /* What devmem_nic_psp_rx() did with a frame to UDP port 1000 */
@@ -97,17 +98,22 @@ DmnicPspRx devmem_nic_psp_rx(DmnicPsp *psp, const uint8_t **buf, size_t *len,
 /* A decrypted frame was steered to running queue @qi */
 void devmem_nic_psp_rx_count(DmnicPsp *psp, unsigned qi);
 
+/* Puts a frame on the wire */
+typedef void (*DmnicPspSend)(void *opaque, uint8_t *buf, size_t len);
+
 /*
  * TX: the gathered frame of a packet whose SOP descriptor asked for PSP
  * with TX SA @sa, after checksum offload; @l3 (0 if the frame's parsed L4
  * is not UDP), @l3_off, @l4_off and @ip_end as the core's parser found
- * them.  Encrypts @buf in place (it must have room for the ICV) and
- * grows *@len by the ICV.  False: the frame must not be sent (counted in
- * G_PSP_TX_ERROR).
+ * them.  Encrypts @buf in place (it must have room for the ICV), or with
+ * @tso segments it (@mss), and sends each PSP packet with @send.
+ * *@nseg and *@wire: frames and bytes sent.  False: nothing was sent
+ * (counted in G_PSP_TX_ERROR).
  */
-bool devmem_nic_psp_tx(DmnicPsp *psp, unsigned qi, uint8_t *buf, size_t *len,
+bool devmem_nic_psp_tx(DmnicPsp *psp, unsigned qi, uint8_t *buf, size_t len,
                        int l3, size_t l3_off, size_t l4_off, size_t ip_end,
-                       uint32_t sa, bool tso);
+                       uint32_t sa, bool tso, size_t mss, DmnicPspSend send,
+                       void *opaque, uint32_t *nseg, uint64_t *wire);
 
 extern const VMStateDescription vmstate_devmem_nic_psp;
 
