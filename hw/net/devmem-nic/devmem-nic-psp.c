@@ -570,7 +570,8 @@ static bool psp_tx_tso(DmnicPsp *psp, unsigned qi, uint32_t sa,
         inner + sizeof(tcp_header) > len) {
         return psp_tx_error(psp, qi, "TSO: inner protocol is not TCP");
     }
-    doff = TCP_HEADER_DATA_OFFSET((const tcp_header *)(buf + inner));
+    /* the data offset: the high nibble of the first th_offset_flags byte */
+    doff = (buf[inner + offsetof(tcp_header, th_offset_flags)] >> 4) * 4;
     h = inner + doff;
     if (doff < sizeof(tcp_header) || h > len || mss < DMNIC_TSO_MSS_MIN ||
         h + mss + DMNIC_PSP_ICV_LEN > DMNIC_TX_MAX_FRAME) {
