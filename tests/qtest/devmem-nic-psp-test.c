@@ -435,6 +435,41 @@ static void test_rx_kat(const void *data)
     dn_stop(&s);
 }
 
+/*
+ * A decrypted frame held back by the x-fault-delay-cpl knob is placed
+ * later exactly as it would have been at once (PSP flags, inner split)
+ */
+static void test_rx_held(void)
+{
+    const PspKat *k = &psp_kats[1];
+    g_autofree uint8_t *want = g_malloc0(DN_FRAME_MAX);
+    g_autofree RxPkt *p = g_new0(RxPkt, 1);
+    DnState s;
+
+    start(&s, false);
+    if (!have_psp(&s)) {
+        return;
+    }
+    load_test_keys(&s);
+    dn_wr(&s, DMNIC_REG_PSP_CTRL, PSP_ALL);
+    dn_steer_all_to(&s, RXQ);
+    rx_on(&s, RXQ);
+    dl_qom_set_str(s.qts, "/machine/peripheral/nic", "x-fault-delay-cpl",
+                   "1:1000000");
+    dn_inject(&s, k->wire, k->wire_len);
+    g_assert_cmpuint(dn_cpl_pending(&s, RXQ), ==, 0);
+    qtest_clock_step(s.qts, 1000000);
+    rx_packet(&s, RXQ, p);
+    expected_rx(k, want);
+    g_assert_cmpmem(p->frame, p->len, want, k->plain_len);
+    g_assert_true(p->first.flags & DMNIC_RXC_F_PSP);
+    g_assert_true(p->first.flags & DMNIC_RXC_F_SPLIT);
+    g_assert_true(p->first.flags & DMNIC_RXC_F_L4_CSUM_OK);
+    g_assert_cmpuint(p->hdr_len, ==, inner_off(4) + 20);
+    g_assert_cmpuint(p->first.l4_off, ==, inner_off(4));
+    dn_stop(&s);
+}
+
 /* ------------------------------------------------------------------ */
 /* RX drops                                                            */
 /* ------------------------------------------------------------------ */
@@ -892,6 +927,7 @@ int main(int argc, char **argv)
         qtest_add_data_func(rx, &psp_kats[i], test_rx_kat);
     }
     qtest_add_func("/devmem-nic/psp/rx-drops", test_rx_drops);
+    qtest_add_func("/devmem-nic/psp/rx-held", test_rx_held);
     qtest_add_func("/devmem-nic/psp/tx-errors", test_tx_errors);
     qtest_add_data_func("/devmem-nic/psp/tso/v0-ipv4", (void *)0, test_tso);
     qtest_add_data_func("/devmem-nic/psp/tso/v3-ipv4", (void *)3, test_tso);

@@ -417,6 +417,22 @@ static void dmnic_parse(DmnicPkt *p, const uint8_t *buf, size_t len)
     }
 }
 
+/* A decrypted PSP frame: its inner L4 header is the frame's L4 header */
+static void dmnic_parse_psp_inner(DmnicPkt *p, const uint8_t *buf,
+                                  uint32_t pspf)
+{
+    size_t ph = p->l4_off + sizeof(udp_header);
+
+    p->flags &= ~(DMNIC_RXC_F_UDP | DMNIC_RXC_F_L4_CSUM_OK |
+                  DMNIC_RXC_F_L4_CSUM_BAD);
+    p->l4 = 0;
+    p->hdr_len = p->pay_len = 0;
+    p->sport = p->dport = 0;
+    p->l4_off = ph + (buf[ph + 1] + 1) * 8;
+    dmnic_parse_l4(p, buf, buf[ph]);
+    p->flags |= pspf;
+}
+
 /*
  * PSP (devmem-nic-psp.c): a frame to UDP port 1000 is decrypted, then
  * parsed again with the inner L4 header as its L4 header.  Returns false
@@ -426,7 +442,6 @@ static bool dmnic_psp_rx(DevmemNicCore *core, DmnicPkt *p, const uint8_t **buf,
                          size_t *size)
 {
     uint32_t pspf = 0;
-    size_t ph;
 
     if (p->l4 != IP_PROTO_UDP || p->dport != DMNIC_PSP_UDP_PORT ||
         (p->flags & DMNIC_RXC_F_L3_CSUM_BAD)) {
@@ -438,15 +453,7 @@ static bool dmnic_psp_rx(DevmemNicCore *core, DmnicPkt *p, const uint8_t **buf,
         return false;
     case DMNIC_PSP_RX_DECRYPTED:
         dmnic_parse(p, *buf, *size);
-        ph = p->l4_off + sizeof(udp_header);
-        p->flags &= ~(DMNIC_RXC_F_UDP | DMNIC_RXC_F_L4_CSUM_OK |
-                      DMNIC_RXC_F_L4_CSUM_BAD);
-        p->l4 = 0;
-        p->hdr_len = p->pay_len = 0;
-        p->sport = p->dport = 0;
-        p->l4_off = ph + ((*buf)[ph + 1] + 1) * 8;
-        dmnic_parse_l4(p, *buf, (*buf)[ph]);
-        p->flags |= pspf;
+        dmnic_parse_psp_inner(p, *buf, pspf);
         return true;
     default:
         return true;
@@ -961,7 +968,8 @@ ssize_t devmem_nic_core_receive(DevmemNicCore *core, const uint8_t *buf,
     if (p.flags & DMNIC_RXC_F_PSP) {
         devmem_nic_psp_rx_count(&core->psp, qi);
     }
-    st.flags = p.flags & (DMNIC_RXC_F_RSS | DMNIC_RXC_F_FS_MATCH);
+    st.flags = p.flags & (DMNIC_RXC_F_RSS | DMNIC_RXC_F_FS_MATCH |
+                          DMNIC_RXC_F_PSP | DMNIC_RXC_F_PSP_GEN_MASK);
     st.hash = p.hash;
     st.rss_type = p.rss_type;
     st.rule = p.rule;
@@ -1377,6 +1385,9 @@ void devmem_nic_core_rx_release(DevmemNicCore *core, unsigned qi,
 
     /* parsing is deterministic; the steering results are restored */
     dmnic_parse(&p, buf, size);
+    if (st->flags & DMNIC_RXC_F_PSP) {
+        dmnic_parse_psp_inner(&p, buf, 0);
+    }
     p.flags |= st->flags;
     p.hash = st->hash;
     p.rss_type = st->rss_type;
