@@ -17,6 +17,15 @@
 
 #include "devmem_nic.h"
 
+/*
+ * Off by default until drivers/net:psp.py passes on the devmem pair (it
+ * times out with the offload on, see docs/psp.md): devmem_nic.psp=1 on
+ * the kernel command line (or modprobe) turns it on.
+ */
+static bool psp_enable;
+module_param_named(psp, psp_enable, bool, 0444);
+MODULE_PARM_DESC(psp, "Register the device's PSP offload (default: off)");
+
 struct dmnic_psp {
 	struct psp_dev *psd;
 	struct psp_dev_caps caps;
@@ -214,7 +223,7 @@ void dmnic_psp_init(struct dmnic *dm)
 	struct dmnic_psp *psp;
 	struct psp_dev *psd;
 
-	if (!(dmnic_rd32(dm, DMNIC_REG_CAPS) & DMNIC_CAPS_PSP))
+	if (!psp_enable || !(dmnic_rd32(dm, DMNIC_REG_CAPS) & DMNIC_CAPS_PSP))
 		return;
 	psp = kzalloc_obj(*psp, GFP_KERNEL);
 	if (!psp)
