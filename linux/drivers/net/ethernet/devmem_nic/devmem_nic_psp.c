@@ -17,14 +17,10 @@
 
 #include "devmem_nic.h"
 
-/*
- * Off by default until drivers/net:psp.py passes on the devmem pair (it
- * times out with the offload on, see docs/psp.md): devmem_nic.psp=1 on
- * the kernel command line (or modprobe) turns it on.
- */
-static bool psp_enable;
+/* devmem_nic.psp=0 (kernel command line or modprobe) leaves PSP off */
+static bool psp_enable = true;
 module_param_named(psp, psp_enable, bool, 0444);
-MODULE_PARM_DESC(psp, "Register the device's PSP offload (default: off)");
+MODULE_PARM_DESC(psp, "Register the device's PSP offload (default: on)");
 
 struct dmnic_psp {
 	struct psp_dev *psd;
