@@ -108,6 +108,7 @@ static void dmnic_reset_keep_mask(struct dmnic *dm)
 	dmnic_reset_hw(dm);
 	dmnic_hw_stats_thaw(dm);
 	dmnic_wr32(dm, DMNIC_REG_INT_MASK, mask);
+	dmnic_psp_restore(dm);
 }
 
 /*
@@ -399,6 +400,7 @@ static void dmnic_reset_done(struct pci_dev *pdev)
 	dmnic_hw_stats_thaw(dm);
 	dmnic_wr32(dm, DMNIC_REG_INT_MASK,
 		   ~(u32)(DMNIC_INT_LINK | DMNIC_INT_QERR));
+	dmnic_psp_restore(dm);
 
 	rtnl_lock();
 	netdev_lock(dm->netdev);

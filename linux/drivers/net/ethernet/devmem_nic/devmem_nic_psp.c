@@ -257,6 +257,33 @@ err:
 	netdev_warn(dm->netdev, "PSP offload not available\n");
 }
 
+/*
+ * After a device reset, which clears the device keys, TX SAs and enabled
+ * versions: the versions come back and a new device key is made (under
+ * the kernel's current generation), so new associations work. Existing
+ * ones do not survive: their receive keys derive from the lost device key
+ * (their packets fail the ICV, counted in rx-auth-fail) and their TX SAs
+ * are gone (their packets are TX errors); a device reset is a loss of
+ * PSP state, as on hardware.
+ */
+void dmnic_psp_restore(struct dmnic *dm)
+{
+	struct dmnic_psp *psp = dm->psp;
+
+	if (!psp)
+		return;
+	dmnic_wr32(dm, DMNIC_REG_PSP_CTRL,
+		   psp->psd->config.versions & DMNIC_PSP_CTRL_VERSIONS);
+	if (dmnic_psp_cmd(dm, DMNIC_PSP_CMD_ROTATE, NULL)) {
+		netdev_warn(dm->netdev, "PSP: no device key after reset\n");
+		return;
+	}
+	psp->spi_id = 0;
+	dmnic_psp_map_gen(dm, psp->psd->generation);
+	netdev_info(dm->netdev,
+		    "PSP: device reset, existing associations lost\n");
+}
+
 /* Before unregister_netdev() */
 void dmnic_psp_fini(struct dmnic *dm)
 {
