@@ -422,6 +422,49 @@ static void dmnic_parse(DmnicPkt *p, const uint8_t *buf, size_t len,
     }
 }
 
+/* A decrypted PSP frame: its inner L4 header is the frame's L4 header */
+static void dmnic_parse_psp_inner(DmnicPkt *p, const uint8_t *buf,
+                                  uint32_t pspf)
+{
+    size_t ph = p->l4_off + sizeof(udp_header);
+
+    p->flags &= ~(DMNIC_RXC_F_UDP | DMNIC_RXC_F_L4_CSUM_OK |
+                  DMNIC_RXC_F_L4_CSUM_BAD);
+    p->l4 = 0;
+    p->hdr_len = p->pay_len = 0;
+    p->sport = p->dport = 0;
+    p->l4_off = ph + (buf[ph + 1] + 1) * 8;
+    dmnic_parse_l4(p, buf, buf[ph]);
+    p->flags |= pspf;
+}
+
+/*
+ * PSP (devmem-nic-psp.c): a frame to UDP port 1000 is decrypted, then
+ * parsed again with the inner L4 header as its L4 header.  Returns false
+ * if the frame was dropped.
+ */
+static bool dmnic_psp_rx(DevmemNicCore *core, DmnicPkt *p, const uint8_t **buf,
+                         size_t *size)
+{
+    uint32_t pspf = 0;
+
+    if (p->l4 != IP_PROTO_UDP || p->dport != DMNIC_PSP_UDP_PORT ||
+        (p->flags & DMNIC_RXC_F_L3_CSUM_BAD)) {
+        return true;
+    }
+    switch (devmem_nic_psp_rx(&core->psp, buf, size, p->l3, p->l3_off,
+                              p->l4_off, p->ip_end, &pspf)) {
+    case DMNIC_PSP_RX_DROP:
+        return false;
+    case DMNIC_PSP_RX_DECRYPTED:
+        dmnic_parse(p, *buf, *size, true);
+        dmnic_parse_psp_inner(p, *buf, pspf);
+        return true;
+    default:
+        return true;
+    }
+}
+
 /* Indirection table of RSS context ctx (< DMNIC_RSS_NUM_CTX) */
 static uint32_t *dmnic_rss_table(DevmemNicCore *core, unsigned ctx)
 {
@@ -924,6 +967,9 @@ ssize_t devmem_nic_core_receive(DevmemNicCore *core, const uint8_t *buf,
         return size;
     }
     dmnic_parse(&p, buf, size, true);
+    if (!dmnic_psp_rx(core, &p, &buf, &size)) {
+        return size;
+    }
     dmnic_rss(core, &p);
     qi = dmnic_select_queue(core, &p);
     if (qi < 0) {
@@ -934,7 +980,11 @@ ssize_t devmem_nic_core_receive(DevmemNicCore *core, const uint8_t *buf,
         trace_devmem_nic_rx_disabled(qi, size);
         return size;
     }
-    st.flags = p.flags & (DMNIC_RXC_F_RSS | DMNIC_RXC_F_FS_MATCH);
+    if (p.flags & DMNIC_RXC_F_PSP) {
+        devmem_nic_psp_rx_count(&core->psp, qi);
+    }
+    st.flags = p.flags & (DMNIC_RXC_F_RSS | DMNIC_RXC_F_FS_MATCH |
+                          DMNIC_RXC_F_PSP | DMNIC_RXC_F_PSP_GEN_MASK);
     st.hash = p.hash;
     st.rss_type = p.rss_type;
     st.rule = p.rule;
@@ -999,6 +1049,8 @@ typedef struct DmnicTxd {
     uint16_t csum_start;
     uint16_t csum_offset;
     uint16_t mss;
+    uint16_t psp_flags;
+    uint32_t psp_sa;
 } DmnicTxd;
 
 static void dmnic_tx_send(DevmemNicCore *core, uint8_t *buf, size_t len)
@@ -1114,9 +1166,28 @@ static bool dmnic_tx_tso(DevmemNicCore *core, unsigned qi, size_t len,
     return true;
 }
 
+static void dmnic_psp_send(void *opaque, uint8_t *buf, size_t len)
+{
+    dmnic_tx_send(opaque, buf, len);
+}
+
+/* PSP (devmem-nic-psp.c): encrypts, segments and sends the gathered frame */
+static void dmnic_psp_tx(DevmemNicCore *core, unsigned qi, const DmnicTxd *d0,
+                         size_t len, uint32_t *nseg, uint64_t *wire)
+{
+    DmnicPkt p;
+
+    dmnic_parse(&p, core->tx_buf, len, true);
+    devmem_nic_psp_tx(&core->psp, qi, core->tx_buf, len,
+                      p.l4 == IP_PROTO_UDP ? p.l3 : 0, p.l3_off, p.l4_off,
+                      p.ip_end, d0->psp_sa,
+                      d0->flags & DMNIC_TXD_F_TSO, d0->mss,
+                      dmnic_psp_send, core, nseg, wire);
+}
+
 #define DMNIC_TXD_F_DEFINED (DMNIC_TXD_F_EOP | DMNIC_TXD_F_CSUM | \
                              DMNIC_TXD_F_TSO)
-#define DMNIC_TXD_RSVD      (DMNIC_TXD_MSS + 2)     /* reserved, 0 */
+#define DMNIC_TXD_RSVD      DMNIC_TXD_PSP_RSVD      /* reserved, 0 */
 
 /* Reserved TXD flags or bytes are ignored; logged once per TX enable */
 static void dmnic_check_txd_rsvd(DevmemNicCore *core, unsigned qi,
@@ -1184,6 +1255,8 @@ static bool dmnic_tx_process(DevmemNicCore *core, unsigned qi, int budget)
             d[n].csum_start = lduw_le_p(raw + DMNIC_TXD_CSUM_START);
             d[n].csum_offset = lduw_le_p(raw + DMNIC_TXD_CSUM_OFFSET);
             d[n].mss = lduw_le_p(raw + DMNIC_TXD_MSS);
+            d[n].psp_flags = lduw_le_p(raw + DMNIC_TXD_PSP_FLAGS);
+            d[n].psp_sa = ldl_le_p(raw + DMNIC_TXD_PSP_SA);
             dmnic_check_txd_rsvd(core, qi, idx, raw);
             if (!d[n].len || d[n].len > DMNIC_BUF_LEN_MAX) {
                 dmnic_queue_error(core, qi, true, DMNIC_QERR_BAD_DESC,
@@ -1218,7 +1291,8 @@ static bool dmnic_tx_process(DevmemNicCore *core, unsigned qi, int budget)
         if (!link) {
             status = DMNIC_TXC_S_LINK_DOWN;
         }
-        if (d[0].flags & DMNIC_TXD_F_TSO) {
+        if ((d[0].flags & DMNIC_TXD_F_TSO) &&
+            !(d[0].psp_flags & DMNIC_TXD_PSP_F_EN)) {
             if (!dmnic_tx_tso(core, qi, len, &d[0], link, &nseg, &wire)) {
                 return false;
             }
@@ -1251,11 +1325,13 @@ static bool dmnic_tx_process(DevmemNicCore *core, unsigned qi, int budget)
                     q->stats[DMNIC_QS_TX_CSUM]++;
                 }
             }
-            if (link) {
-                dmnic_tx_send(core, core->tx_buf, len);
-            }
             nseg = 1;
             wire = len;
+            if (link && (d[0].psp_flags & DMNIC_TXD_PSP_F_EN)) {
+                dmnic_psp_tx(core, qi, &d[0], len, &nseg, &wire);
+            } else if (link) {
+                dmnic_tx_send(core, core->tx_buf, len);
+            }
         }
         trace_devmem_nic_tx_packet(qi, len, n, status);
 
@@ -1363,6 +1439,9 @@ void devmem_nic_core_rx_release(DevmemNicCore *core, unsigned qi,
 
     /* parsing is deterministic; the steering results are restored */
     dmnic_parse(&p, buf, size, true);
+    if (st->flags & DMNIC_RXC_F_PSP) {
+        dmnic_parse_psp_inner(&p, buf, 0);
+    }
     p.flags |= st->flags;
     p.hash = st->hash;
     p.rss_type = st->rss_type;
@@ -1422,6 +1501,7 @@ void devmem_nic_core_reset(DevmemNicCore *core)
         dmnic_queue_reset(&core->q[i]);
     }
     devmem_nic_fault_reset(core);
+    devmem_nic_psp_reset(&core->psp);
     trace_devmem_nic_reset();
 }
 
@@ -1568,7 +1648,9 @@ uint64_t devmem_nic_core_read(DevmemNicCore *core, hwaddr addr, unsigned size)
     uint32_t val = 0;
     bool ok = true;
 
-    if (addr >= DMNIC_Q_BASE &&
+    if (devmem_nic_psp_read(&core->psp, core->num_queues, addr, &val)) {
+        /* PSP registers and counters */
+    } else if (addr >= DMNIC_Q_BASE &&
         addr < DMNIC_Q_BASE + core->num_queues * DMNIC_Q_STRIDE) {
         unsigned qi = (addr - DMNIC_Q_BASE) / DMNIC_Q_STRIDE;
 
@@ -1610,6 +1692,7 @@ uint64_t devmem_nic_core_read(DevmemNicCore *core, hwaddr addr, unsigned size)
                   DMNIC_CAPS_RSS | DMNIC_CAPS_FLOW_STEER | DMNIC_CAPS_TSO |
                   DMNIC_CAPS_RSS_CTX | DMNIC_CAPS_RSS_HFIELDS |
                   DMNIC_CAPS_HW_GRO | DMNIC_CAPS_LRO;
+            val |= devmem_nic_psp_available() ? DMNIC_CAPS_PSP : 0;
             break;
         case DMNIC_REG_CTRL:
             val = 0;        /* CTRL_RESET reads 0 */
@@ -1932,7 +2015,9 @@ void devmem_nic_core_write(DevmemNicCore *core, hwaddr addr, uint64_t val64,
     trace_devmem_nic_mmio_write(addr, size, val);
     /* a global register may change steering: log a bad queue again */
     core->badq_logged = core->badq_logged && qreg;
-    if (qreg) {
+    if (devmem_nic_psp_write(&core->psp, core->num_queues, addr, val)) {
+        /* PSP registers */
+    } else if (qreg) {
         unsigned qi = (addr - DMNIC_Q_BASE) / DMNIC_Q_STRIDE;
 
         ok = dmnic_queue_write(core, qi,
@@ -2021,6 +2106,7 @@ void devmem_nic_core_realize(DevmemNicCore *core)
 
     core->tx_buf = g_malloc0(DMNIC_TX_BUF_SIZE);
     core->tx_seg = g_malloc0(DMNIC_TSO_MAX_SEG + 1);
+    devmem_nic_psp_realize(&core->psp);
     core->tx_bh = qemu_bh_new_guarded(dmnic_tx_bh, core,
                                       &dev->mem_reentrancy_guard);
     core->vmse = qemu_add_vm_change_state_handler(dmnic_vm_state_change,
@@ -2049,6 +2135,7 @@ void devmem_nic_core_unrealize(DevmemNicCore *core)
     g_free(core->tx_seg);
     core->tx_seg = NULL;
     devmem_nic_gro_unrealize(core);
+    devmem_nic_psp_unrealize(&core->psp);
 }
 
 static const VMStateDescription vmstate_dmnic_ring = {
@@ -2335,6 +2422,7 @@ const VMStateDescription vmstate_devmem_nic_core = {
         &vmstate_dmnic_link,
         &vmstate_dmnic_held,
         &vmstate_dmnic_gro,
+        &vmstate_devmem_nic_psp,
         NULL
     },
 };

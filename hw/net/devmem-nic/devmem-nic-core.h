@@ -9,6 +9,7 @@
 #include "qemu/timer.h"
 #include "devmem-nic-regs.h"
 #include "devmem-nic-fault.h"
+#include "devmem-nic-psp.h"
 
 /* Rings of a queue pair, in register block order */
 enum {
@@ -190,6 +191,9 @@ typedef struct DevmemNicCore {
 
     /* host-side fault injection, not migrated (devmem-nic-fault.c) */
     DmnicFault fault;
+
+    /* PSP inline crypto (devmem-nic-psp.c) */
+    DmnicPsp psp;
 } DevmemNicCore;
 
 void devmem_nic_core_realize(DevmemNicCore *core);

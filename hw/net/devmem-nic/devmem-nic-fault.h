@@ -39,7 +39,7 @@ typedef enum {
 
 /* The steering results of a held frame, restored when it is placed */
 typedef struct DmnicRxSteer {
-    uint32_t flags;             /* DMNIC_RXC_F_RSS, DMNIC_RXC_F_FS_MATCH */
+    uint32_t flags;             /* RXC_F_RSS, FS_MATCH, PSP, PSP_GEN */
     uint32_t hash;
     uint8_t rss_type;
     int rule;

@@ -91,7 +91,9 @@ struct dmnic_tx_desc {
 	__le16 csum_start;
 	__le16 csum_offset;
 	__le16 mss;
-	__le16 rsvd[5];
+	__le16 psp_flags;
+	__le32 psp_sa;
+	__le32 rsvd;
 };
 
 struct dmnic_tx_cmpl {
@@ -124,6 +126,9 @@ static_assert(offsetof(struct dmnic_tx_desc, flags) == DMNIC_TXD_FLAGS);
 static_assert(offsetof(struct dmnic_tx_desc, csum_start) == DMNIC_TXD_CSUM_START);
 static_assert(offsetof(struct dmnic_tx_desc, csum_offset) == DMNIC_TXD_CSUM_OFFSET);
 static_assert(offsetof(struct dmnic_tx_desc, mss) == DMNIC_TXD_MSS);
+static_assert(offsetof(struct dmnic_tx_desc, psp_flags) == DMNIC_TXD_PSP_FLAGS);
+static_assert(offsetof(struct dmnic_tx_desc, psp_sa) == DMNIC_TXD_PSP_SA);
+static_assert(offsetof(struct dmnic_tx_desc, rsvd) == DMNIC_TXD_PSP_RSVD);
 static_assert(sizeof(struct dmnic_tx_cmpl) == DMNIC_TXC_SIZE);
 static_assert(offsetof(struct dmnic_tx_cmpl, ndesc) == DMNIC_TXC_NDESC);
 static_assert(offsetof(struct dmnic_tx_cmpl, len) == DMNIC_TXC_LEN);
@@ -356,6 +361,8 @@ struct dmnic {
 	struct dmnic_hw_gstats hw_base_g;
 	/* between PCI reset_prepare and reset_done: do not read the device */
 	bool hw_stats_frozen;
+
+	struct dmnic_psp *psp;		/* PSP offload, NULL without */
 };
 
 bool dmnic_hds_want(bool hds_enabled, bool hds_cfg_on, bool xdp,
@@ -506,6 +513,31 @@ int dmnic_rx_alloc(struct dmnic *dm, struct dmnic_rx_queue *rx,
 void dmnic_rx_free(struct dmnic *dm, struct dmnic_rx_queue *rx);
 void dmnic_rx_hw_start(struct dmnic *dm, struct dmnic_rx_queue *rx);
 int dmnic_queue_hw_stop(struct dmnic *dm, unsigned int q, bool tx);
+
+/* devmem_nic_psp.c */
+#if IS_ENABLED(CONFIG_INET_PSP)
+void dmnic_psp_init(struct dmnic *dm);
+void dmnic_psp_fini(struct dmnic *dm);
+void dmnic_psp_restore(struct dmnic *dm);
+int dmnic_psp_xmit(struct dmnic *dm, struct sk_buff *skb);
+void dmnic_psp_desc(struct dmnic_tx_desc *d, int psp);
+bool dmnic_psp_rcv(struct dmnic *dm, struct sk_buff *skb, u32 flags);
+#else
+static inline void dmnic_psp_init(struct dmnic *dm) {}
+static inline void dmnic_psp_fini(struct dmnic *dm) {}
+static inline void dmnic_psp_restore(struct dmnic *dm) {}
+static inline int dmnic_psp_xmit(struct dmnic *dm, struct sk_buff *skb)
+{
+	return 0;
+}
+
+static inline void dmnic_psp_desc(struct dmnic_tx_desc *d, int psp) {}
+static inline bool dmnic_psp_rcv(struct dmnic *dm, struct sk_buff *skb,
+				 u32 flags)
+{
+	return false;
+}
+#endif
 
 /* devmem_nic_ethtool.c */
 extern const struct ethtool_ops dmnic_ethtool_ops;

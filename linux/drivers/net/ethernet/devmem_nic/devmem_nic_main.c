@@ -109,6 +109,7 @@ static void dmnic_reset_keep_mask(struct dmnic *dm)
 	dmnic_hw_stats_thaw(dm);
 	dmnic_wr32(dm, DMNIC_REG_INT_MASK, mask);
 	dmnic_gro_program(dm, dm->netdev->features);
+	dmnic_psp_restore(dm);
 }
 
 /*
@@ -296,6 +297,7 @@ static int dmnic_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 	err = register_netdev(netdev);
 	if (err)
 		goto err_free_irqs;
+	dmnic_psp_init(dm);
 
 	/* Admin events on; queue vectors stay unused until ndo_open. */
 	dmnic_wr32(dm, DMNIC_REG_INT_MASK, ~(u32)(DMNIC_INT_LINK | DMNIC_INT_QERR));
@@ -337,6 +339,7 @@ static void dmnic_remove(struct pci_dev *pdev)
 	/* No more link work once the netdev starts going away. */
 	dmnic_stop_admin(dm);
 
+	dmnic_psp_fini(dm);
 	/* unregister_netdev() closes the device, which quiesces all queues. */
 	unregister_netdev(dm->netdev);
 	/*
@@ -398,6 +401,7 @@ static void dmnic_reset_done(struct pci_dev *pdev)
 	dmnic_hw_stats_thaw(dm);
 	dmnic_wr32(dm, DMNIC_REG_INT_MASK,
 		   ~(u32)(DMNIC_INT_LINK | DMNIC_INT_QERR));
+	dmnic_psp_restore(dm);
 
 	rtnl_lock();
 	netdev_lock(dm->netdev);

@@ -175,6 +175,72 @@
 #define DMNIC_REG_FS_DST_IP         0x0640  /* RW data: 4 regs */
 #define DMNIC_REG_FS_DST_IP_MASK    0x0650  /* RW data: 4 regs */
 
+/*
+ * PSP inline crypto (CAPS_PSP): docs/specs/devmem-nic.rst, PSP.  Global
+ * registers 0x0080..0x00ff, per-queue counters 0x1b0..0x1cf, TXD bytes
+ * 0x16..0x1f, RXC flag bits 24..27.
+ */
+#define DMNIC_CAPS_PSP              BIT(16)
+#define DMNIC_PSP_UDP_PORT          1000
+#define DMNIC_PSP_HDR_LEN           16      /* PSP header without options */
+#define DMNIC_PSP_ENCAP_LEN         24      /* UDP + PSP header */
+#define DMNIC_PSP_ICV_LEN           16      /* trailer */
+#define DMNIC_PSP_NUM_VERSIONS      4
+#define DMNIC_PSP_V_GCM_128         0       /* hdr0-aes-gcm-128 */
+#define DMNIC_PSP_V_GCM_256         1       /* hdr0-aes-gcm-256 */
+#define DMNIC_PSP_V_GMAC_128        2       /* hdr0-aes-gmac-128 */
+#define DMNIC_PSP_V_GMAC_256        3       /* hdr0-aes-gmac-256 */
+#define DMNIC_PSP_SPI_PHASE         BIT(31)  /* selects the device key */
+#define DMNIC_PSP_SPI_ID_MASK       GENMASK(30, 0)
+#define DMNIC_PSP_KEY_WORDS         8       /* PSP_KEY registers */
+#define DMNIC_PSP_TX_SA_NUM         4096
+#define DMNIC_REG_PSP_CTRL          0x0080  /* RW: bit v = version v on */
+#define DMNIC_PSP_CTRL_VERSIONS     GENMASK(3, 0)
+#define DMNIC_REG_PSP_CMD           0x0084  /* WO: command, acts at once */
+#define DMNIC_PSP_CMD_ROTATE        1       /* new device key, flip phase */
+#define DMNIC_PSP_CMD_DERIVE        2       /* key of SPI, VERSION -> KEY */
+#define DMNIC_PSP_CMD_SA_WRITE      3       /* SPI, VERSION, KEY -> SA */
+#define DMNIC_PSP_CMD_SA_CLEAR      4       /* SA[SA_INDEX] invalid */
+#define DMNIC_PSP_CMD_KEY_LOAD      5       /* KEY -> device key SPI[31] */
+#define DMNIC_REG_PSP_STATUS        0x0088  /* RO */
+#define DMNIC_PSP_STATUS_PHASE      BIT(0)   /* phase of new SPIs */
+#define DMNIC_PSP_STATUS_KEY0       BIT(1)   /* device key 0 valid */
+#define DMNIC_PSP_STATUS_KEY1       BIT(2)   /* device key 1 valid */
+#define DMNIC_PSP_STATUS_GEN0_SHIFT 8       /* [10:8] generation, key 0 */
+#define DMNIC_PSP_STATUS_GEN1_SHIFT 12      /* [14:12] generation, key 1 */
+#define DMNIC_PSP_STATUS_GEN_MASK   0x7
+#define DMNIC_PSP_STATUS_RES_SHIFT  24      /* [31:24] last command result */
+#define DMNIC_PSP_RES_OK            0
+#define DMNIC_PSP_RES_BAD_CMD       1
+#define DMNIC_PSP_RES_BAD_ARG       2   /* version, SPI or SA index */
+#define DMNIC_PSP_RES_NO_KEY        3   /* the SPI's device key not valid */
+#define DMNIC_PSP_RES_NO_CRYPTO     4   /* crypto library refused */
+#define DMNIC_REG_PSP_SPI           0x008c  /* RW: command argument */
+#define DMNIC_REG_PSP_VERSION       0x0090  /* RW: command argument, 0..3 */
+#define DMNIC_REG_PSP_SA_INDEX      0x0094  /* RW: command argument */
+#define DMNIC_REG_PSP_SA_NUM        0x0098  /* RO: DMNIC_PSP_TX_SA_NUM */
+#define DMNIC_REG_PSP_KEY           0x00a0  /* RW: 8 regs, key[4n..4n+3] LE */
+#define DMNIC_REG_PSP_TX_IV         0x00c0  /* 64 RW: IV of the next frame */
+/* PSP global counters, 64 bit, RO, cleared only by reset */
+#define DMNIC_REG_G_PSP_RX_AUTH_FAIL 0x00c8 /* 64: ICV mismatch */
+#define DMNIC_REG_G_PSP_RX_ERROR    0x00d0  /* 64: length/framing errors */
+#define DMNIC_REG_G_PSP_RX_BAD      0x00d8  /* 64: version, SPI, no key */
+#define DMNIC_REG_G_PSP_TX_ERROR    0x00e0  /* 64: PSP TX frames dropped */
+/* PSP per-queue counters (64 bit) */
+#define DMNIC_Q_PSP_RX_PACKETS      0x1b0   /* decrypted, to this queue */
+#define DMNIC_Q_PSP_RX_BYTES        0x1b8   /* after IV to end of payload */
+#define DMNIC_Q_PSP_TX_PACKETS      0x1c0   /* encrypted, sent */
+#define DMNIC_Q_PSP_TX_BYTES        0x1c8
+/* TX descriptor PSP fields (SOP descriptor only) */
+#define DMNIC_TXD_PSP_FLAGS         0x16    /* le16 */
+#define DMNIC_TXD_PSP_F_EN          BIT(0)   /* encrypt with TXD_PSP_SA */
+#define DMNIC_TXD_PSP_SA            0x18    /* le32 TX SA index */
+#define DMNIC_TXD_PSP_RSVD          0x1c    /* le32 reserved, 0 */
+/* RX completion PSP flags */
+#define DMNIC_RXC_F_PSP             BIT(24)  /* decrypted, ICV good */
+#define DMNIC_RXC_F_PSP_GEN_SHIFT   25          /* [27:25] key generation */
+#define DMNIC_RXC_F_PSP_GEN_MASK    GENMASK(27, 25)
+
 /* ------------------------------------------------------------------ */
 /* Per-queue-pair registers: DMNIC_Q_BASE + q * DMNIC_Q_STRIDE + off   */
 /* ------------------------------------------------------------------ */

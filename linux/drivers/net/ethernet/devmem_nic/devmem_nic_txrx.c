@@ -568,6 +568,8 @@ netdev_tx_t dmnic_xmit(struct sk_buff *skb, struct net_device *netdev)
 	struct netdev_queue *txq = netdev_get_tx_queue(netdev, q);
 	unsigned int len = skb->len;
 	struct dmnic_tx_ring *tx;
+	u32 first;
+	int psp;
 
 	/*
 	 * A packet the stack queued on a TX queue just before the channel
@@ -580,6 +582,11 @@ netdev_tx_t dmnic_xmit(struct sk_buff *skb, struct net_device *netdev)
 		return NETDEV_TX_OK;
 	}
 	tx = &qv->tx;
+
+	psp = dmnic_psp_xmit(dm, skb);
+	if (unlikely(psp < 0))
+		goto drop;
+	len = skb->len;
 
 	/* The device pads short frames itself: never pad or linearize here,
 	 * an skb with unreadable (devmem) frags cannot be copied.
@@ -605,8 +612,11 @@ netdev_tx_t dmnic_xmit(struct sk_buff *skb, struct net_device *netdev)
 		return NETDEV_TX_BUSY;
 	}
 
+	first = tx->tail;
 	if (!dmnic_tx_map(dm, tx, skb))
 		goto drop;
+	if (psp)
+		dmnic_psp_desc(&tx->desc[first], psp);
 
 	u64_stats_update_begin(&tx->stats.syncp);
 	if (skb->ip_summed == CHECKSUM_PARTIAL)
@@ -1339,6 +1349,11 @@ static void dmnic_rx_finish(struct dmnic *dm, struct dmnic_rx_queue *rx,
 		return;
 	}
 	rx->skb = NULL;
+	if ((flags & DMNIC_RXC_F_PSP) && !dmnic_psp_rcv(dm, skb, flags)) {
+		rx->skb = skb;
+		dmnic_rx_drop(rx);
+		return;
+	}
 	skb->protocol = eth_type_trans(skb, dm->netdev);
 	dmnic_rx_deliver(dm, rx, napi, skb, c, flags, placed);
 }
