@@ -38,6 +38,7 @@
 #define DMNIC_NUM_FS_RULES          256
 #define DMNIC_RSS_INDIR_SIZE        128
 #define DMNIC_RSS_KEY_SIZE          40      /* bytes */
+#define DMNIC_RSS_KEY_SIZE_MAX      52      /* 1.2: bytes, REG_RSS_KEY_SIZE */
 #define DMNIC_RSS_NUM_CTX           8       /* RSS contexts, 0 = default */
 #define DMNIC_HDS_THRESH_MAX        65535
 #define DMNIC_RX_HDR_BUF_MIN        128     /* bytes, smallest header buffer */
@@ -55,7 +56,7 @@
 #define DMNIC_REG_ID                0x0000  /* RO: DMNIC_ID_MAGIC */
 #define DMNIC_ID_MAGIC              0x444d4e43 /* "DMNC" */
 #define DMNIC_REG_VERSION           0x0004  /* RO: major << 16 | minor */
-#define DMNIC_VERSION               0x00010001 /* 1.1 */
+#define DMNIC_VERSION               0x00010002 /* 1.2 */
 #define DMNIC_REG_NUM_QUEUES        0x0008  /* RO: number of queue pairs */
 #define DMNIC_REG_CAPS              0x000c  /* RO: capability bits */
 #define DMNIC_CAPS_HDS              BIT(0)
@@ -66,6 +67,7 @@
 #define DMNIC_CAPS_TSO              BIT(5)   /* TXD_F_TSO works */
 #define DMNIC_CAPS_RSS_CTX          BIT(6)   /* 1.1: RSS contexts */
 #define DMNIC_CAPS_RSS_HFIELDS      BIT(7)   /* 1.1: HFIELDS, SYM_XOR */
+#define DMNIC_CAPS_RSS_FLOW_LABEL   BIT(10)  /* 1.2: HF_IP6_FL */
 #define DMNIC_REG_CTRL              0x0010  /* RW */
 #define DMNIC_CTRL_RESET            BIT(0)   /* W1: full reset, reads 0 */
 #define DMNIC_REG_STATUS            0x0014  /* RO */
@@ -81,6 +83,7 @@
 #define DMNIC_REG_NUM_FS_RULES      0x0030  /* RO: DMNIC_NUM_FS_RULES */
 #define DMNIC_REG_RSS_INDIR_SIZE    0x0034  /* RO: DMNIC_RSS_INDIR_SIZE */
 #define DMNIC_REG_RSS_NUM_CTX       0x0038  /* RO: DMNIC_RSS_NUM_CTX */
+#define DMNIC_REG_RSS_KEY_SIZE      0x0060  /* RO, 1.2: key bytes (52) */
 
 /* Global counters, 64 bit, RO, cleared only by reset */
 #define DMNIC_REG_G_RX_FRAMES       0x0100  /* 64: frames from the cable */
@@ -102,7 +105,7 @@
 #define DMNIC_RSS_F_IPV6_UDP        BIT(5)
 #define DMNIC_RSS_F_ALL             0x3f
 #define DMNIC_REG_DEFAULT_QUEUE     0x0208  /* RW: queue for unhashed frames */
-#define DMNIC_REG_RSS_KEY           0x0240  /* RW: 10 regs, key[4n..4n+3] LE */
+#define DMNIC_REG_RSS_KEY           0x0240  /* RW: 13 regs (1.1: 10), LE */
 #define DMNIC_REG_RSS_INDIR         0x0400  /* RW: 128 regs, one queue each */
 #define DMNIC_RSS_INDIR_QUEUE_MASK  0xffffu
 /* RW: hashed fields of hash type t (DMNIC_RSS_TYPE_IPV4..IPV6_UDP) */
@@ -114,6 +117,7 @@
 #define DMNIC_RSS_HF_IP             (DMNIC_RSS_HF_IP_SRC | DMNIC_RSS_HF_IP_DST)
 #define DMNIC_RSS_HF_L4             (DMNIC_RSS_HF_L4_SRC | DMNIC_RSS_HF_L4_DST)
 #define DMNIC_RSS_HF_ALL            (DMNIC_RSS_HF_IP | DMNIC_RSS_HF_L4)
+#define DMNIC_RSS_HF_IP6_FL         BIT(4)   /* 1.2: IPv6 types only */
 /* RW: indirection table of RSS context c; context 0 = DMNIC_REG_RSS_INDIR */
 #define DMNIC_RSS_CTX_BASE          0xa000
 #define DMNIC_RSS_CTX_STRIDE        0x200
