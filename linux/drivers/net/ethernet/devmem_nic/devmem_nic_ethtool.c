@@ -187,10 +187,14 @@ static int dmnic_set_queue_count(struct dmnic *dm, unsigned int nq)
 		/* the old size again: a fold or unfold is undone exactly */
 		dmnic_rss_resize_all(dm, old_size);
 		dmnic_rss_default(dm);
-		dmnic_rss_write(dm);
 	} else {
 		ethtool_rxfh_ctxs_resize(netdev, new_size);
 	}
+	/* Around a PCI reset the rebuild after it writes the tables. */
+	if (!netif_device_present(netdev))
+		return err;
+	if (err)
+		dmnic_rss_write(dm);
 	for_each_set_bit(ctx, &dm->rss_ctx_live, DMNIC_RSS_NUM_CTX)
 		dmnic_rss_ctx_write(dm, ctx);
 	return err;
