@@ -126,6 +126,9 @@ size_t dl_pkt_build(const DlPktSpec *spec, uint8_t *buf, size_t *hdr_len)
 
         memset(ip, 0, 40);
         ip[0] = 0x60;
+        ip[1] = (spec->ip6_flow_label >> 16) & 0x0f;
+        ip[2] = spec->ip6_flow_label >> 8;
+        ip[3] = spec->ip6_flow_label;
         ip[7] = 64;
         memcpy(ip + 8, spec->saddr, 16);
         memcpy(ip + 24, spec->daddr, 16);

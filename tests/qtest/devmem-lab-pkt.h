@@ -21,6 +21,7 @@ typedef struct DlPktSpec {
     size_t ip4_opt_len;     /* multiple of 4, <= 40 */
     int ip6_ext_hdrs;       /* number of 8-byte Destination Options hdrs */
     bool ip6_ah;            /* a 24-byte AH before them */
+    uint32_t ip6_flow_label; /* IPv6 flow label, low 20 bits used */
     size_t tcp_opt_len;     /* multiple of 4, <= 40 */
     bool bad_l3_csum;
     bool bad_l4_csum;

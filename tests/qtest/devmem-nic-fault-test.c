@@ -1016,6 +1016,10 @@ static void test_migration_file(void)
     dn_wr(&s, DMNIC_REG_FS_PORTS_MASK, 0xffffu << 16);
     dn_wr(&s, DMNIC_REG_FS_CMD, DMNIC_FS_CMD_WRITE);
     dn_wr(&s, DMNIC_REG_RSS_INDIR + 4 * 77, 1);
+    /* 1.2: key bytes 40..51 travel in a subsection; the flow label bit */
+    dn_wr(&s, DMNIC_REG_RSS_KEY + 44, 0x5a5aa5a5);
+    dn_wr(&s, DMNIC_REG_RSS_HFIELDS(DMNIC_RSS_TYPE_IPV6_UDP),
+          DMNIC_RSS_HF_ALL | DMNIC_RSS_HF_IP6_FL);
     dn_qwr(&s, 2, DMNIC_Q_HDS_THRESH, 33);
     len = tcp_frame(frame, 1200, 15, &hlen);
     /* wrap the completion ring once so GEN is 0 in the second pass */
@@ -1060,6 +1064,11 @@ static void test_migration_file(void)
     g_assert_cmpuint(dn_qstat(&d, 2, DMNIC_Q_RX_BYTES), ==, 131 * len);
     g_assert_cmpuint(dn_qrd(&d, 2, DMNIC_Q_HDS_THRESH), ==, 33);
     g_assert_cmpuint(dn_rd(&d, DMNIC_REG_RSS_INDIR + 4 * 77), ==, 1);
+    g_assert_cmphex(dn_rd(&d, DMNIC_REG_RSS_KEY + 44), ==, 0x5a5aa5a5);
+    g_assert_cmphex(dn_rd(&d, DMNIC_REG_RSS_KEY + 40), ==,
+                    dn_rd(&s, DMNIC_REG_RSS_KEY + 40));
+    g_assert_cmphex(dn_rd(&d, DMNIC_REG_RSS_HFIELDS(DMNIC_RSS_TYPE_IPV6_UDP)),
+                    ==, DMNIC_RSS_HF_ALL | DMNIC_RSS_HF_IP6_FL);
     g_assert_cmpuint(dn_rd(&d, DMNIC_REG_DEFAULT_QUEUE), ==, 3);
     dn_wr(&d, DMNIC_REG_FS_INDEX, 9);
     dn_wr(&d, DMNIC_REG_FS_CMD, DMNIC_FS_CMD_READ);

@@ -286,6 +286,77 @@ static const char *const split_names[] = {
     "ipv6-tcp-qinq", "ipv4-options-tcp-options", "ipv6-exthdrs-tcp-options",
 };
 
+/*
+ * Payload buffers larger than a page (io_uring zcrx's rx-buf-len, spec: RX
+ * buffer descriptor, RXD_LEN up to 65536): one buffer takes what fits,
+ * from offset 0, and a buffer of 65536 bytes takes a whole 64 KiB-class
+ * frame's payload.
+ */
+static void test_large_bufs(void)
+{
+    static const uint32_t lens[] = { 8192, 16384, 65536 };
+    g_autofree uint8_t *frame = g_malloc0(DN_FRAME_MAX);
+    DlPktSpec spec;
+    size_t len, hlen;
+    unsigned i, k;
+    RxPkt p;
+    DnState s;
+
+    start_rx(&s, 0, false);
+    dn_post_bufs(&s, 0, 8, 0, DN_PBUF_LEN);
+    for (k = 0; k < G_N_ELEMENTS(lens); k++) {
+        for (i = 0; i < 2; i++) {
+            uint16_t id = 2 * k + i;
+
+            s.q[0].pbuf[id] = dn_galloc(&s, lens[k]);
+            s.q[0].plen[id] = lens[k];
+            dn_post_rxd(&s, 0, DN_PBR, s.q[0].pbuf[id], lens[k], id);
+        }
+    }
+    dn_ring_doorbell(&s, 0, DN_PBR);
+
+    /* 8192: a 9000-byte frame's payload needs two of them */
+    dl_pkt_default(&spec, 6, DL_PROTO_TCP, 9000 - 40);
+    len = dl_pkt_build(&spec, frame, &hlen);
+    dn_inject(&s, frame, len);
+    rx_packet(&s, 0, &p);
+    g_assert_cmpuint(p.ncpl, ==, 2);
+    g_assert_cmpuint(p.pay_ids[0], ==, 0);
+    g_assert_cmpuint(p.pay_ids[1], ==, 1);
+    g_assert_cmpuint(p.first.pay_len, ==, 8192);
+    g_assert_cmpmem(p.pay, p.pay_len, frame + hlen, len - hlen);
+    rx_packet_free(&p);
+
+    /* 16384: one buffer each, the rest of a buffer is wasted */
+    for (i = 0; i < 2; i++) {
+        dl_pkt_default(&spec, 4, DL_PROTO_UDP, 12000 + i);
+        spec.payload_seed = i;
+        len = dl_pkt_build(&spec, frame, &hlen);
+        dn_inject(&s, frame, len);
+        rx_packet(&s, 0, &p);
+        g_assert_cmpuint(p.ncpl, ==, 1);
+        g_assert_cmpuint(p.pay_ids[0], ==, 2 + i);
+        g_assert_cmpuint(p.first.pay_len, ==, len - hlen);
+        g_assert_cmpmem(p.pay, p.pay_len, frame + hlen, len - hlen);
+        rx_packet_free(&p);
+    }
+
+    /* 65536: a 64 KiB-class frame in one payload buffer */
+    dl_pkt_default(&spec, 6, DL_PROTO_TCP, 65000 - 14 - 40 - 20);
+    spec.payload_seed = 0x55;
+    len = dl_pkt_build(&spec, frame, &hlen);
+    dn_inject(&s, frame, len);
+    rx_packet(&s, 0, &p);
+    g_assert_cmpuint(p.ncpl, ==, 1);
+    g_assert_cmpuint(p.pay_ids[0], ==, 4);
+    g_assert_cmpuint(p.first.pay_len, ==, len - hlen);
+    g_assert_cmpmem(p.pay, p.pay_len, frame + hlen, len - hlen);
+    rx_packet_free(&p);
+    g_assert_cmphex(dn_qrd(&s, 0, DMNIC_Q_STATUS) &
+                    DMNIC_Q_STATUS_RX_ERROR, ==, 0);
+    dn_stop(&s);
+}
+
 static void test_multibuf(void)
 {
     g_autofree uint8_t *frame = g_malloc0(DN_FRAME_MAX);
@@ -1030,7 +1101,8 @@ static void test_rss(void)
  * hash is the XOR, over every set input bit n (MSB first), of the 32 key
  * bits starting at key bit n.
  */
-static uint32_t ref_toeplitz(const uint8_t *key, const uint8_t *in, size_t n)
+static uint32_t ref_toeplitz(const uint8_t *key, size_t klen,
+                             const uint8_t *in, size_t n)
 {
     uint32_t hash = 0;
     size_t bit, j;
@@ -1045,7 +1117,7 @@ static uint32_t ref_toeplitz(const uint8_t *key, const uint8_t *in, size_t n)
             size_t kb = bit + j;
 
             k <<= 1;
-            if (kb < 40 * 8 && (key[kb / 8] & (0x80 >> (kb % 8)))) {
+            if (kb < klen * 8 && (key[kb / 8] & (0x80 >> (kb % 8)))) {
                 k |= 1;
             }
         }
@@ -1054,6 +1126,11 @@ static uint32_t ref_toeplitz(const uint8_t *key, const uint8_t *in, size_t n)
     return hash;
 }
 
+/* spec (RSS): reset value of key bytes 40..51, bytes 0..11 again */
+static const uint8_t key_ext_reset[12] = {
+    0x6d, 0x5a, 0x56, 0xda, 0x25, 0x5b, 0x0e, 0xc2, 0x41, 0x67, 0x25, 0x3d,
+};
+
 /* expected hash of spec's frame with the given HFIELDS and SYM_XOR */
 static uint32_t ref_hash(const uint8_t *key, const DlPktSpec *spec,
                          uint32_t hf, bool sym)
@@ -1061,7 +1138,7 @@ static uint32_t ref_hash(const uint8_t *key, const DlPktSpec *spec,
     unsigned alen = spec->l3 == 4 ? 4 : 16;
     const uint8_t *sa = spec->saddr, *da = spec->daddr;
     uint16_t sp = spec->sport, dp = spec->dport;
-    uint8_t in[36], x[16];
+    uint8_t in[40], x[16], fk[DMNIC_RSS_KEY_SIZE_MAX];
     size_t n = 0;
     unsigned i;
 
@@ -1088,7 +1165,17 @@ static uint32_t ref_hash(const uint8_t *key, const DlPktSpec *spec,
         stw_be_p(in + n, dp);
         n += 2;
     }
-    return ref_toeplitz(key, in, n);
+    if (hf & DMNIC_RSS_HF_IP6_FL) {
+        /* the label's 20 bits at the end of a 4-byte big-endian field */
+        in[n++] = 0;
+        in[n++] = (spec->ip6_flow_label >> 16) & 0x0f;
+        in[n++] = spec->ip6_flow_label >> 8;
+        in[n++] = spec->ip6_flow_label;
+    }
+    /* 1.2: a 52-byte key; bytes 40..51 at their reset value */
+    memcpy(fk, key, 40);
+    memcpy(fk + 40, key_ext_reset, sizeof(key_ext_reset));
+    return ref_toeplitz(fk, sizeof(fk), in, n);
 }
 
 /* landed(), then give the queue back the buffers the packet used */
@@ -1385,6 +1472,142 @@ static void test_rss_hfields(void)
     g_assert_cmphex(dn_rd(&s, DMNIC_REG_RSS_HFIELDS(DMNIC_RSS_TYPE_IPV4_TCP)),
                     ==, DMNIC_RSS_HF_ALL);
     g_assert_cmphex(dn_rd(&s, DMNIC_REG_RSS_CTRL), ==, DMNIC_RSS_CTRL_ENABLE);
+    dn_stop(&s);
+}
+
+/*
+ * 1.2: the IPv6 flow label as hash input (RSS_HF_IP6_FL, Linux RXH_IP6_FL):
+ * the label follows the ports in the input, only IPv6 types keep the bit,
+ * and two flows that differ only in the label spread over queues.
+ */
+static void test_rss_flow_label(void)
+{
+    static const uint32_t fl_sets[] = {
+        DMNIC_RSS_HF_IP6_FL,
+        DMNIC_RSS_HF_IP | DMNIC_RSS_HF_IP6_FL,
+        DMNIC_RSS_HF_ALL | DMNIC_RSS_HF_IP6_FL,
+        DMNIC_RSS_HF_L4_SRC | DMNIC_RSS_HF_IP6_FL,
+    };
+    bool seen[DN_NQ] = { false };
+    unsigned i, t, nseen = 0;
+    DlPktSpec spec, other;
+    DnCpl c, c2;
+    DnState s;
+    int q;
+
+    dn_start(&s, NULL);
+    all_rx_setup(&s);
+    g_assert_true(dn_rd(&s, DMNIC_REG_CAPS) & DMNIC_CAPS_RSS_FLOW_LABEL);
+    g_assert_cmphex(dn_rd(&s, DMNIC_REG_VERSION), >=, 0x00010002);
+    /* a 52-byte key: a 40-byte input needs 40 + 4 key bytes */
+    g_assert_cmpuint(dn_rd(&s, DMNIC_REG_RSS_KEY_SIZE), ==,
+                     DMNIC_RSS_KEY_SIZE_MAX);
+    for (i = 0; i < 3; i++) {
+        g_assert_cmphex(dn_rd(&s, DMNIC_REG_RSS_KEY + 40 + 4 * i), ==,
+                        (uint32_t)ldl_le_p(key_ext_reset + 4 * i));
+        dn_wr(&s, DMNIC_REG_RSS_KEY + 40 + 4 * i, 0x12345678);
+        g_assert_cmphex(dn_rd(&s, DMNIC_REG_RSS_KEY + 40 + 4 * i), ==,
+                        0x12345678);
+    }
+    g_assert_cmphex(dn_rd(&s, DMNIC_REG_RSS_KEY + 52), ==, 0);
+    dn_wr(&s, DMNIC_REG_CTRL, DMNIC_CTRL_RESET);
+    all_rx_setup(&s);
+    g_assert_cmphex(dn_rd(&s, DMNIC_REG_RSS_KEY + 40), ==,
+                    (uint32_t)ldl_le_p(key_ext_reset));
+    /* the bit exists for the three IPv6 types only; not set at reset */
+    for (t = DMNIC_RSS_TYPE_IPV4; t <= DMNIC_RSS_TYPE_IPV6_UDP; t++) {
+        bool v6 = t >= DMNIC_RSS_TYPE_IPV6;
+
+        g_assert_false(dn_rd(&s, DMNIC_REG_RSS_HFIELDS(t)) &
+                       DMNIC_RSS_HF_IP6_FL);
+        dn_wr(&s, DMNIC_REG_RSS_HFIELDS(t),
+              DMNIC_RSS_HF_IP | DMNIC_RSS_HF_IP6_FL);
+        g_assert_cmphex(dn_rd(&s, DMNIC_REG_RSS_HFIELDS(t)), ==,
+                        DMNIC_RSS_HF_IP | (v6 ? DMNIC_RSS_HF_IP6_FL : 0));
+    }
+    set_key(&s, ms_key);
+    dn_steer_all_to(&s, 0);
+
+    dl_pkt_default(&spec, 6, DL_PROTO_UDP, 10);
+    memcpy(spec.saddr, ms_v6_src, 16);
+    memcpy(spec.daddr, ms_v6_dst, 16);
+    spec.sport = 2794;
+    spec.dport = 1766;
+    spec.ip6_flow_label = 0xabcde;
+    /* every field set with the label hashes exactly those fields */
+    for (i = 0; i < G_N_ELEMENTS(fl_sets); i++) {
+        dn_wr(&s, DMNIC_REG_RSS_HFIELDS(DMNIC_RSS_TYPE_IPV6_UDP), fl_sets[i]);
+        g_assert_cmpint(landed_repost(&s, &spec, &c), ==, 0);
+        g_assert_true(c.flags & DMNIC_RXC_F_RSS);
+        g_assert_cmphex(c.hash, ==, ref_hash(ms_key, &spec, fl_sets[i],
+                                             false));
+        g_assert_cmphex(c.hash, !=,
+                        ref_hash(ms_key, &spec,
+                                 fl_sets[i] & ~DMNIC_RSS_HF_IP6_FL, false));
+        /* the label does not change the reported type */
+        g_assert_cmpuint(c.rss_type, ==, (fl_sets[i] & DMNIC_RSS_HF_L4) ?
+                         DMNIC_RSS_TYPE_IPV6_UDP : DMNIC_RSS_TYPE_IPV6);
+    }
+    /* traffic class and version bits are not part of the label */
+    dn_wr(&s, DMNIC_REG_RSS_HFIELDS(DMNIC_RSS_TYPE_IPV6_UDP),
+          DMNIC_RSS_HF_ALL | DMNIC_RSS_HF_IP6_FL);
+    spec.ip6_flow_label = 0xfabcde;     /* bit 20 is traffic class */
+    g_assert_cmpint(landed_repost(&s, &spec, &c), ==, 0);
+    spec.ip6_flow_label = 0xabcde;
+    g_assert_cmphex(c.hash, ==, ref_hash(ms_key, &spec,
+                                         DMNIC_RSS_HF_ALL |
+                                         DMNIC_RSS_HF_IP6_FL, false));
+    /* symmetric XOR leaves the label as it is */
+    dn_wr(&s, DMNIC_REG_RSS_CTRL, DMNIC_RSS_CTRL_SYM_XOR);
+    g_assert_cmpint(landed_repost(&s, &spec, &c), ==, 0);
+    g_assert_cmphex(c.hash, ==, ref_hash(ms_key, &spec,
+                                         DMNIC_RSS_HF_ALL |
+                                         DMNIC_RSS_HF_IP6_FL, true));
+    dn_wr(&s, DMNIC_REG_RSS_CTRL, 0);
+    /* IPv4 is not affected by the (refused) bit: HFIELDS(IPV4_UDP) = IP */
+    other = spec;
+    other.l3 = 4;
+    dl_ip4(other.saddr, 66, 9, 149, 187);
+    dl_ip4(other.daddr, 161, 142, 100, 80);
+    g_assert_cmpint(landed_repost(&s, &other, &c), ==, 0);
+    g_assert_cmphex(c.hash, ==, 0x323e8fc2);    /* Microsoft's suite */
+    g_assert_cmphex(c.hash, ==, ref_hash(ms_key, &other,
+                                         DMNIC_RSS_HF_IP, false));
+
+    /* the same 4-tuple with other labels spreads over the queues ... */
+    dn_wr(&s, DMNIC_REG_RSS_CTRL, DMNIC_RSS_CTRL_ENABLE);
+    for (i = 0; i < 64; i++) {
+        other = spec;
+        other.ip6_flow_label = 0x1000 + i * 0x3579;
+        q = landed_repost(&s, &other, &c);
+        g_assert_cmpint(q, >=, 0);
+        g_assert_cmpint(q, ==,
+                        dn_rd(&s, DMNIC_REG_RSS_INDIR +
+                              4 * (c.hash % DMNIC_RSS_INDIR_SIZE)));
+        nseen += !seen[q];
+        seen[q] = true;
+    }
+    g_assert_cmpuint(nseen, >, 1);
+    /* ... and without the bit it does not */
+    dn_wr(&s, DMNIC_REG_RSS_HFIELDS(DMNIC_RSS_TYPE_IPV6_UDP),
+          DMNIC_RSS_HF_ALL);
+    other = spec;
+    other.ip6_flow_label = 1;
+    g_assert_cmpint(landed_repost(&s, &spec, &c), >=, 0);
+    g_assert_cmpint(landed_repost(&s, &other, &c2), >=, 0);
+    g_assert_cmphex(c.hash, ==, c2.hash);
+
+    /* the 1.0 register and reset clear the bit */
+    dn_wr(&s, DMNIC_REG_RSS_HFIELDS(DMNIC_RSS_TYPE_IPV6),
+          DMNIC_RSS_HF_IP6_FL);
+    dn_wr(&s, DMNIC_REG_RSS_FIELDS, DMNIC_RSS_F_ALL);
+    g_assert_cmphex(dn_rd(&s, DMNIC_REG_RSS_HFIELDS(DMNIC_RSS_TYPE_IPV6)),
+                    ==, DMNIC_RSS_HF_IP);
+    dn_wr(&s, DMNIC_REG_RSS_HFIELDS(DMNIC_RSS_TYPE_IPV6_TCP),
+          DMNIC_RSS_HF_ALL | DMNIC_RSS_HF_IP6_FL);
+    dn_wr(&s, DMNIC_REG_CTRL, DMNIC_CTRL_RESET);
+    g_assert_cmphex(dn_rd(&s, DMNIC_REG_RSS_HFIELDS(DMNIC_RSS_TYPE_IPV6_TCP)),
+                    ==, DMNIC_RSS_HF_ALL);
     dn_stop(&s);
 }
 
@@ -2780,6 +3003,7 @@ int main(int argc, char **argv)
         qtest_add_data_func(name, &split_cases[i], test_split);
     }
     qtest_add_func("/devmem-nic/split/multi-buffer", test_multibuf);
+    qtest_add_func("/devmem-nic/rx/large-buffers", test_large_bufs);
     qtest_add_func("/devmem-nic/split/hds-thresh", test_hds_thresh);
     qtest_add_func("/devmem-nic/split/unsplittable", test_nosplit_rule);
     qtest_add_func("/devmem-nic/split/hdr-too-big", test_hdr_too_big);
@@ -2794,6 +3018,7 @@ int main(int argc, char **argv)
     qtest_add_func("/devmem-nic/rss/toeplitz", test_rss);
     qtest_add_func("/devmem-nic/rss/contexts", test_rss_contexts);
     qtest_add_func("/devmem-nic/rss/hash-fields", test_rss_hfields);
+    qtest_add_func("/devmem-nic/rss/flow-label", test_rss_flow_label);
     qtest_add_func("/devmem-nic/tx/gather-csum", test_tx_gather_csum);
     qtest_add_func("/devmem-nic/tx/cpl-ring-full", test_tx_cpl_ring_full);
     qtest_add_func("/devmem-nic/tx/csum-udp-zero", test_tx_csum_udp_zero);

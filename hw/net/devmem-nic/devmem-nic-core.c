@@ -35,12 +35,15 @@
 #define DMNIC_INT_ALL           (DMNIC_INT_LINK | DMNIC_INT_QERR)
 #define DMNIC_RSS_CTRL_RW       (DMNIC_RSS_CTRL_ENABLE | DMNIC_RSS_CTRL_SYM_XOR)
 
-static const uint8_t dmnic_default_rss_key[DMNIC_RSS_KEY_SIZE] = {
+/* Microsoft's key; 1.2 bytes 40..51 repeat bytes 0..11 */
+static const uint8_t dmnic_default_rss_key[DMNIC_RSS_KEY_SIZE_MAX] = {
     0x6d, 0x5a, 0x56, 0xda, 0x25, 0x5b, 0x0e, 0xc2,
     0x41, 0x67, 0x25, 0x3d, 0x43, 0xa3, 0x8f, 0xb0,
     0xd0, 0xca, 0x2b, 0xcb, 0xae, 0x7b, 0x30, 0xb4,
     0x77, 0xcb, 0x2d, 0xa3, 0x80, 0x30, 0xf2, 0x0c,
     0x6a, 0x42, 0xb7, 0x3b, 0xbe, 0xac, 0x01, 0xfa,
+    0x6d, 0x5a, 0x56, 0xda, 0x25, 0x5b, 0x0e, 0xc2,
+    0x41, 0x67, 0x25, 0x3d,
 };
 
 static const char *const dmnic_ring_names[DMNIC_NUM_RINGS] = {
@@ -239,6 +242,7 @@ typedef struct DmnicPkt {
     unsigned alen;
     uint16_t sport;
     uint16_t dport;
+    uint32_t ip6_flow;      /* IPv6 flow label (20 bits), 0 for IPv4 */
     uint32_t hash;
     uint8_t rss_type;
     int rule;
@@ -394,6 +398,8 @@ static void dmnic_parse(DmnicPkt *p, const uint8_t *buf, size_t len,
         p->saddr = buf + off + offsetof(struct ip6_header, ip6_src);
         p->daddr = buf + off + offsetof(struct ip6_header, ip6_dst);
         p->alen = sizeof(ip6h.ip6_src);
+        p->ip6_flow = be32_to_cpu(ip6h.ip6_ctlun.ip6_un1.ip6_un1_flow) &
+                      0x000fffff;
         for (n = 0; n < 8; n++) {
             struct ip6_ext_hdr ext;
 
@@ -483,6 +489,10 @@ static void dmnic_rss_set_hfields(DevmemNicCore *core, unsigned t,
     uint32_t mask = t == dmnic_hash_type_ip(t) ? DMNIC_RSS_HF_IP :
                                                  DMNIC_RSS_HF_ALL;
 
+    if (dmnic_hash_type_ip(t) == DMNIC_RSS_TYPE_IPV6) {
+        mask |= DMNIC_RSS_HF_IP6_FL;
+    }
+
     core->rss_hfields[t - 1] = val & mask;
 }
 
@@ -545,7 +555,7 @@ static unsigned dmnic_hash_type(const DmnicPkt *p)
 
 static void dmnic_rss(DevmemNicCore *core, DmnicPkt *p)
 {
-    uint8_t in[36], x[16];
+    uint8_t in[40], x[16];
     const uint8_t *sa = p->saddr, *da = p->daddr;
     net_toeplitz_key key;
     uint16_t sp = p->sport, dp = p->dport;
@@ -582,6 +592,11 @@ static void dmnic_rss(DevmemNicCore *core, DmnicPkt *p)
     if (f & DMNIC_RSS_HF_L4_DST) {
         stw_be_p(in + n, dp);
         n += 2;
+    }
+    if (f & DMNIC_RSS_HF_IP6_FL) {
+        /* only IPv6 types keep the bit (dmnic_rss_set_hfields) */
+        stl_be_p(in + n, p->ip6_flow);
+        n += 4;
     }
     net_toeplitz_key_init(&key, core->rss_key);
     net_toeplitz_add(&p->hash, in, n, &key);
@@ -1660,7 +1675,7 @@ uint64_t devmem_nic_core_read(DevmemNicCore *core, hwaddr addr, unsigned size)
                addr < DMNIC_REG_G_RX_FRAMES + DMNIC_GS_NUM * 8) {
         val = dmnic_read_counter(core->gstats, addr - DMNIC_REG_G_RX_FRAMES);
     } else if (addr >= DMNIC_REG_RSS_KEY &&
-               addr < DMNIC_REG_RSS_KEY + DMNIC_RSS_KEY_SIZE) {
+               addr < DMNIC_REG_RSS_KEY + DMNIC_RSS_KEY_SIZE_MAX) {
         val = ldl_le_p(core->rss_key + (addr - DMNIC_REG_RSS_KEY));
     } else if (addr >= DMNIC_REG_RSS_INDIR &&
                addr < DMNIC_REG_RSS_INDIR + DMNIC_RSS_INDIR_SIZE * 4) {
@@ -1691,7 +1706,8 @@ uint64_t devmem_nic_core_read(DevmemNicCore *core, hwaddr addr, unsigned size)
             val = DMNIC_CAPS_HDS | DMNIC_CAPS_RX_CSUM | DMNIC_CAPS_TX_CSUM |
                   DMNIC_CAPS_RSS | DMNIC_CAPS_FLOW_STEER | DMNIC_CAPS_TSO |
                   DMNIC_CAPS_RSS_CTX | DMNIC_CAPS_RSS_HFIELDS |
-                  DMNIC_CAPS_HW_GRO | DMNIC_CAPS_LRO;
+                  DMNIC_CAPS_HW_GRO | DMNIC_CAPS_LRO |
+                  DMNIC_CAPS_RSS_FLOW_LABEL;
             val |= devmem_nic_psp_available() ? DMNIC_CAPS_PSP : 0;
             break;
         case DMNIC_REG_CTRL:
@@ -1723,6 +1739,9 @@ uint64_t devmem_nic_core_read(DevmemNicCore *core, hwaddr addr, unsigned size)
             break;
         case DMNIC_REG_RSS_INDIR_SIZE:
             val = DMNIC_RSS_INDIR_SIZE;
+            break;
+        case DMNIC_REG_RSS_KEY_SIZE:
+            val = DMNIC_RSS_KEY_SIZE_MAX;
             break;
         case DMNIC_REG_RSS_NUM_CTX:
             val = DMNIC_RSS_NUM_CTX;
@@ -2023,7 +2042,7 @@ void devmem_nic_core_write(DevmemNicCore *core, hwaddr addr, uint64_t val64,
         ok = dmnic_queue_write(core, qi,
                                (addr - DMNIC_Q_BASE) % DMNIC_Q_STRIDE, val);
     } else if (addr >= DMNIC_REG_RSS_KEY &&
-               addr < DMNIC_REG_RSS_KEY + DMNIC_RSS_KEY_SIZE) {
+               addr < DMNIC_REG_RSS_KEY + DMNIC_RSS_KEY_SIZE_MAX) {
         stl_le_p(core->rss_key + (addr - DMNIC_REG_RSS_KEY), val);
     } else if (addr >= DMNIC_REG_RSS_INDIR &&
                addr < DMNIC_REG_RSS_INDIR + DMNIC_RSS_INDIR_SIZE * 4) {
@@ -2390,6 +2409,28 @@ static const VMStateDescription vmstate_dmnic_held = {
     },
 };
 
+/* 1.2: key bytes 40..51, sent only when they differ from reset */
+static bool dmnic_rss_key_ext_needed(void *opaque)
+{
+    DevmemNicCore *core = opaque;
+
+    return memcmp(core->rss_key + DMNIC_RSS_KEY_SIZE,
+                  dmnic_default_rss_key + DMNIC_RSS_KEY_SIZE,
+                  DMNIC_RSS_KEY_SIZE_MAX - DMNIC_RSS_KEY_SIZE) != 0;
+}
+
+static const VMStateDescription vmstate_dmnic_rss_key_ext = {
+    .name = "devmem-nic-core/rss-key-ext",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .needed = dmnic_rss_key_ext_needed,
+    .fields = (const VMStateField[]) {
+        VMSTATE_UINT8_SUB_ARRAY(rss_key, DevmemNicCore, DMNIC_RSS_KEY_SIZE,
+                                DMNIC_RSS_KEY_SIZE_MAX - DMNIC_RSS_KEY_SIZE),
+        VMSTATE_END_OF_LIST()
+    },
+};
+
 const VMStateDescription vmstate_devmem_nic_core = {
     .name = "devmem-nic-core",
     .version_id = 1,
@@ -2404,7 +2445,7 @@ const VMStateDescription vmstate_devmem_nic_core = {
         VMSTATE_UINT32(int_mask, DevmemNicCore),
         VMSTATE_UINT32(rss_ctrl, DevmemNicCore),
         VMSTATE_UINT32(default_queue, DevmemNicCore),
-        VMSTATE_UINT8_ARRAY(rss_key, DevmemNicCore, DMNIC_RSS_KEY_SIZE),
+        VMSTATE_UINT8_SUB_ARRAY(rss_key, DevmemNicCore, 0, DMNIC_RSS_KEY_SIZE),
         VMSTATE_UINT32_ARRAY(rss_indir, DevmemNicCore, DMNIC_RSS_INDIR_SIZE),
         VMSTATE_UINT32_ARRAY(rss_hfields, DevmemNicCore, DMNIC_RSS_NUM_TYPES),
         VMSTATE_UINT32_2DARRAY(rss_ctx_indir, DevmemNicCore,
@@ -2423,6 +2464,7 @@ const VMStateDescription vmstate_devmem_nic_core = {
         &vmstate_dmnic_held,
         &vmstate_dmnic_gro,
         &vmstate_devmem_nic_psp,
+        &vmstate_dmnic_rss_key_ext,
         NULL
     },
 };

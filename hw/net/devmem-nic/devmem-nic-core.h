@@ -146,7 +146,7 @@ typedef struct DevmemNicCore {
     uint32_t int_mask;
     uint32_t rss_ctrl;
     uint32_t default_queue;
-    uint8_t rss_key[DMNIC_RSS_KEY_SIZE];
+    uint8_t rss_key[DMNIC_RSS_KEY_SIZE_MAX];
     uint32_t rss_indir[DMNIC_RSS_INDIR_SIZE];
     /* hashed fields per hash type, tables of RSS contexts 1..7 */
     uint32_t rss_hfields[DMNIC_RSS_NUM_TYPES];

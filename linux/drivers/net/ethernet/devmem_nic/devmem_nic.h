@@ -31,6 +31,13 @@
 
 /* Header buffers are half pages carved from the readable header pool. */
 #define DMNIC_HDR_BUF_SIZE	2048
+/*
+ * Payload buffers: a page, or what a memory provider asks for (io_uring
+ * zcrx rx-buf-len, the queue config's rx_page_size), a power of two up to
+ * the device's RXD_LEN limit.
+ */
+#define DMNIC_RX_BUF_MAX	min_t(u32, DMNIC_BUF_LEN_MAX, \
+				      PAGE_SIZE << MAX_PAGE_ORDER)
 #define DMNIC_MAX_MTU		9000
 /*
  * Hardware GRO timing: a queue idle this long ends its contexts
@@ -256,6 +263,8 @@ struct dmnic_rx_queue {
 	/* XDP queues assemble an xdp_buff instead: header buffer + frags */
 	struct xdp_buff xbuf;
 	netmem_ref xbuf_hdr;	/* its header buffer, 0 if none */
+	/* completion of the frame a program runs on (xdp_metadata_ops) */
+	const struct dmnic_rx_cmpl *xbuf_cmpl;
 	struct dmnic_rx_stats stats;	/* last: queue_start keeps it */
 };
 
@@ -322,7 +331,11 @@ struct dmnic {
 	struct dmnic_napi *qv[DMNIC_MAX_QUEUES];	/* freed with kfree_rcu */
 
 	u32 rss_indir[DMNIC_RSS_INDIR_SIZE];
-	u8 rss_key[DMNIC_RSS_KEY_SIZE];
+	/* entries in use, of every table: dmnic_rss_indir_size(num_queues) */
+	u32 rss_indir_size;
+	u8 rss_key[DMNIC_RSS_KEY_SIZE_MAX];
+	u32 rss_key_size;		/* 40, or REG_RSS_KEY_SIZE (1.2) */
+	bool rss_flow_label;		/* CAPS_RSS_FLOW_LABEL */
 	u8 rss_hfields[DMNIC_RSS_NUM_TYPES];	/* DMNIC_RSS_HF_*, by type - 1 */
 	bool rss_sym_xor;		/* input_xfrm RXH_XFRM_SYM_XOR */
 	/* tables of RSS contexts 1.. (row 0 unused: rss_indir), live bits */
@@ -443,6 +456,7 @@ u64 dmnic_gro_wire_bytes(u32 bytes, u32 segs, u32 hdr_len);
 u32 dmnic_rx_gro_skb(struct sk_buff *skb, const struct dmnic_rx_cmpl *c,
 		     u32 flags);
 enum pkt_hash_types dmnic_rx_hash_type(u8 rss_type);
+enum xdp_rss_hash_type dmnic_xdp_rss_type(u8 rss_type);
 unsigned int dmnic_xdp_max_mtu(bool xdp_frags);
 
 /* One TX descriptor's worth of an XDP_TX frame. */
@@ -470,8 +484,10 @@ int dmnic_rss_rules_conflict(const struct dmnic_rule *rules,
 			     unsigned int indir_size, unsigned int num_queues);
 int dmnic_rss_hash_type(u32 flow_type);
 u32 dmnic_rss_hf_default(int type);
+u32 dmnic_rss_indir_size(unsigned int num_queues);
+void dmnic_rss_indir_resize(u32 *tbl, u32 old_size, u32 new_size);
 u64 dmnic_rss_hf_to_rxh(u32 hf);
-int dmnic_rss_rxh_to_hf(u32 flow_type, u64 rxh, u32 *hf);
+int dmnic_rss_rxh_to_hf(u32 flow_type, u64 rxh, bool fl, u32 *hf);
 
 /* devmem_nic_main.c */
 void dmnic_update_link(struct dmnic *dm);
@@ -498,6 +514,7 @@ void dmnic_quiesce(struct dmnic *dm);
 int dmnic_restore(struct dmnic *dm);
 extern const struct netdev_queue_mgmt_ops dmnic_queue_mgmt_ops;
 extern const struct netdev_stat_ops dmnic_stat_ops;
+extern const struct xdp_metadata_ops dmnic_xdp_metadata_ops;
 
 /* devmem_nic_txrx.c */
 netdev_tx_t dmnic_xmit(struct sk_buff *skb, struct net_device *netdev);
@@ -509,7 +526,8 @@ void dmnic_tx_free(struct dmnic *dm, struct dmnic_tx_ring *tx);
 void dmnic_tx_hw_start(struct dmnic *dm, struct dmnic_tx_ring *tx);
 void dmnic_tx_clean_all(struct dmnic *dm, struct dmnic_tx_ring *tx);
 int dmnic_rx_alloc(struct dmnic *dm, struct dmnic_rx_queue *rx,
-		   unsigned int idx, struct napi_struct *napi);
+		   unsigned int idx, struct napi_struct *napi, u32 pay_size);
+int dmnic_rx_buf_size_check(u32 size);
 void dmnic_rx_free(struct dmnic *dm, struct dmnic_rx_queue *rx);
 void dmnic_rx_hw_start(struct dmnic *dm, struct dmnic_rx_queue *rx);
 int dmnic_queue_hw_stop(struct dmnic *dm, unsigned int q, bool tx);

@@ -115,6 +115,91 @@ static int dmnic_set_ringparam(struct net_device *netdev,
 
 /* ---- channels ---- */
 
+static void dmnic_rss_ctx_write(struct dmnic *dm, u32 ctx);
+
+/*
+ * The indirection table the driver shows has 4 entries per queue, rounded
+ * up to a power of two (so it divides the device's 128 entries, spec: RSS)
+ * and at most 128: it grows and shrinks with the channel count.
+ */
+u32 dmnic_rss_indir_size(unsigned int num_queues)
+{
+	u32 n = roundup_pow_of_two(4 * max(num_queues, 1u));
+
+	return min_t(u32, n, DMNIC_RSS_INDIR_SIZE);
+}
+
+/* Fold or unfold a periodic table in place, as the ethtool core does. */
+void dmnic_rss_indir_resize(u32 *tbl, u32 old_size, u32 new_size)
+{
+	u32 i;
+
+	for (i = old_size; i < new_size; i++)
+		tbl[i] = tbl[i % old_size];
+}
+
+static void dmnic_rss_resize_all(struct dmnic *dm, u32 new_size)
+{
+	u32 old_size = dm->rss_indir_size, ctx;
+
+	/* a user's table of context 0 only: dmnic_rss_default() does the rest */
+	ethtool_rxfh_indir_resize(dm->netdev, dm->rss_indir, old_size,
+				  new_size);
+	for_each_set_bit(ctx, &dm->rss_ctx_live, DMNIC_RSS_NUM_CTX)
+		dmnic_rss_indir_resize(dm->rss_ctx_indir[ctx], old_size,
+				       new_size);
+	dm->rss_indir_size = new_size;
+}
+
+/*
+ * A new channel count resizes the indirection tables (context 0 and every
+ * additional context) with it. The core has checked that no table or rule
+ * uses a queue that goes away; a table the user set is only folded if it
+ * repeats with the new period and is not smaller than what the user gave.
+ */
+static int dmnic_set_queue_count(struct dmnic *dm, unsigned int nq)
+{
+	struct net_device *netdev = dm->netdev;
+	u32 old_size = dm->rss_indir_size;
+	u32 new_size = dmnic_rss_indir_size(nq);
+	u32 ctx;
+	int err;
+
+	if (new_size != old_size) {
+		if (!ethtool_rxfh_indir_can_resize(netdev, dm->rss_indir,
+						   old_size, new_size)) {
+			netdev_err(netdev,
+				   "RSS table of %u entries cannot become %u: reset it first\n",
+				   old_size, new_size);
+			return -EINVAL;
+		}
+		err = ethtool_rxfh_ctxs_can_resize(netdev, new_size);
+		if (err)
+			return err;
+		dmnic_rss_resize_all(dm, new_size);
+	}
+
+	err = dmnic_reconfigure(dm, nq, dm->rx_ring_size, dm->tx_ring_size,
+				dm->hds_enabled);
+	if (new_size == old_size)
+		return err;
+	if (err) {
+		/* the old size again: a fold or unfold is undone exactly */
+		dmnic_rss_resize_all(dm, old_size);
+		dmnic_rss_default(dm);
+	} else {
+		ethtool_rxfh_ctxs_resize(netdev, new_size);
+	}
+	/* Around a PCI reset the rebuild after it writes the tables. */
+	if (!netif_device_present(netdev))
+		return err;
+	if (err)
+		dmnic_rss_write(dm);
+	for_each_set_bit(ctx, &dm->rss_ctx_live, DMNIC_RSS_NUM_CTX)
+		dmnic_rss_ctx_write(dm, ctx);
+	return err;
+}
+
 static void dmnic_get_channels(struct net_device *netdev,
 			       struct ethtool_channels *ch)
 {
@@ -137,8 +222,7 @@ static int dmnic_set_channels(struct net_device *netdev,
 	if (ch->combined_count == dm->num_queues)
 		return 0;
 
-	return dmnic_reconfigure(dm, ch->combined_count, dm->rx_ring_size,
-				 dm->tx_ring_size, dm->hds_enabled);
+	return dmnic_set_queue_count(dm, ch->combined_count);
 }
 
 /* ---- flow steering rules ---- */
@@ -371,8 +455,6 @@ static void dmnic_rule_write(struct dmnic *dm, unsigned int loc)
 	dmnic_wr32(dm, DMNIC_REG_FS_CMD, DMNIC_FS_CMD_WRITE);
 }
 
-static void dmnic_rss_ctx_write(struct dmnic *dm, u32 ctx);
-
 /* The steering state: RSS context tables, then the rules that use them. */
 void dmnic_rules_write_all(struct dmnic *dm)
 {
@@ -475,7 +557,7 @@ static u32 dmnic_rss_table_max(struct dmnic *dm, u32 ctx)
 	u32 max = 0;
 	unsigned int i;
 
-	for (i = 0; i < DMNIC_RSS_INDIR_SIZE; i++)
+	for (i = 0; i < dm->rss_indir_size; i++)
 		max = max(max, tbl[i]);
 	return max;
 }
@@ -527,7 +609,7 @@ static int dmnic_rss_indir_check(struct dmnic *dm, u32 ctx, const u32 *indir,
 	if (!indir)
 		return 0;
 	loc = dmnic_rss_rules_conflict(dm->rules, DMNIC_NUM_RULES, ctx, indir,
-				       DMNIC_RSS_INDIR_SIZE, dm->num_queues);
+				       dm->rss_indir_size, dm->num_queues);
 	if (loc < 0)
 		return 0;
 	NL_SET_ERR_MSG_FMT_MOD(extack,
@@ -625,12 +707,16 @@ static u32 dmnic_get_rx_ring_count(struct net_device *netdev)
 
 static u32 dmnic_get_rxfh_indir_size(struct net_device *netdev)
 {
-	return DMNIC_RSS_INDIR_SIZE;
+	struct dmnic *dm = netdev_priv(netdev);
+
+	return dm->rss_indir_size;
 }
 
 static u32 dmnic_get_rxfh_key_size(struct net_device *netdev)
 {
-	return DMNIC_RSS_KEY_SIZE;
+	struct dmnic *dm = netdev_priv(netdev);
+
+	return dm->rss_key_size;
 }
 
 /* Hash key, fields and input transformation: shared by all contexts. */
@@ -660,9 +746,10 @@ static int dmnic_get_rxfh(struct net_device *netdev,
 	rxfh->hfunc = ETH_RSS_HASH_TOP;
 	rxfh->input_xfrm = dm->rss_sym_xor ? RXH_XFRM_SYM_XOR : 0;
 	if (rxfh->indir)
-		memcpy(rxfh->indir, dm->rss_indir, sizeof(dm->rss_indir));
+		memcpy(rxfh->indir, dm->rss_indir,
+		       dm->rss_indir_size * sizeof(*rxfh->indir));
 	if (rxfh->key)
-		memcpy(rxfh->key, dm->rss_key, sizeof(dm->rss_key));
+		memcpy(rxfh->key, dm->rss_key, dm->rss_key_size);
 	return 0;
 }
 
@@ -683,9 +770,10 @@ static int dmnic_set_rxfh(struct net_device *netdev,
 	if (rxfh->input_xfrm != RXH_XFRM_NO_CHANGE)
 		dm->rss_sym_xor = rxfh->input_xfrm == RXH_XFRM_SYM_XOR;
 	if (rxfh->indir)
-		memcpy(dm->rss_indir, rxfh->indir, sizeof(dm->rss_indir));
+		memcpy(dm->rss_indir, rxfh->indir,
+		       dm->rss_indir_size * sizeof(*rxfh->indir));
 	if (rxfh->key)
-		memcpy(dm->rss_key, rxfh->key, sizeof(dm->rss_key));
+		memcpy(dm->rss_key, rxfh->key, dm->rss_key_size);
 	dmnic_rss_write(dm);
 	return 0;
 }
@@ -728,11 +816,15 @@ u64 dmnic_rss_hf_to_rxh(u32 hf)
 	return (hf & DMNIC_RSS_HF_IP_SRC ? RXH_IP_SRC : 0) |
 	       (hf & DMNIC_RSS_HF_IP_DST ? RXH_IP_DST : 0) |
 	       (hf & DMNIC_RSS_HF_L4_SRC ? RXH_L4_B_0_1 : 0) |
-	       (hf & DMNIC_RSS_HF_L4_DST ? RXH_L4_B_2_3 : 0);
+	       (hf & DMNIC_RSS_HF_L4_DST ? RXH_L4_B_2_3 : 0) |
+	       (hf & DMNIC_RSS_HF_IP6_FL ? RXH_IP6_FL : 0);
 }
 
-/* ethtool RXH_* fields of @flow_type -> REG_RSS_HFIELDS value */
-int dmnic_rss_rxh_to_hf(u32 flow_type, u64 rxh, u32 *hf)
+/*
+ * ethtool RXH_* fields of @flow_type -> REG_RSS_HFIELDS value; @fl: the
+ * device hashes the IPv6 flow label (CAPS_RSS_FLOW_LABEL)
+ */
+int dmnic_rss_rxh_to_hf(u32 flow_type, u64 rxh, bool fl, u32 *hf)
 {
 	int type = dmnic_rss_hash_type(flow_type);
 	u64 ok = RXH_IP_SRC | RXH_IP_DST;
@@ -741,12 +833,15 @@ int dmnic_rss_rxh_to_hf(u32 flow_type, u64 rxh, u32 *hf)
 		return type;
 	if (dmnic_rss_type_has_ports(type))
 		ok |= RXH_L4_B_0_1 | RXH_L4_B_2_3;
+	if (fl && type >= DMNIC_RSS_TYPE_IPV6)
+		ok |= RXH_IP6_FL;
 	if (rxh & ~ok)
 		return -EINVAL;
 	*hf = (rxh & RXH_IP_SRC ? DMNIC_RSS_HF_IP_SRC : 0) |
 	      (rxh & RXH_IP_DST ? DMNIC_RSS_HF_IP_DST : 0) |
 	      (rxh & RXH_L4_B_0_1 ? DMNIC_RSS_HF_L4_SRC : 0) |
-	      (rxh & RXH_L4_B_2_3 ? DMNIC_RSS_HF_L4_DST : 0);
+	      (rxh & RXH_L4_B_2_3 ? DMNIC_RSS_HF_L4_DST : 0) |
+	      (rxh & RXH_IP6_FL ? DMNIC_RSS_HF_IP6_FL : 0);
 	return 0;
 }
 
@@ -800,7 +895,8 @@ static int dmnic_set_rxfh_fields(struct net_device *netdev,
 	u32 hf;
 	int err;
 
-	err = dmnic_rss_rxh_to_hf(f->flow_type, f->data, &hf);
+	err = dmnic_rss_rxh_to_hf(f->flow_type, f->data, dm->rss_flow_label,
+				  &hf);
 	if (err) {
 		NL_SET_ERR_MSG_MOD(extack, "unsupported hash fields for this flow type");
 		return err;
@@ -825,9 +921,10 @@ static void dmnic_rss_ctx_write(struct dmnic *dm, u32 ctx)
 {
 	unsigned int i;
 
+	/* spec: a table of rss_indir_size entries, written repeated */
 	for (i = 0; i < DMNIC_RSS_INDIR_SIZE; i++)
 		dmnic_wr32(dm, DMNIC_RSS_CTX_INDIR(ctx, i),
-			   dm->rss_ctx_indir[ctx][i]);
+			   dm->rss_ctx_indir[ctx][i % dm->rss_indir_size]);
 }
 
 static int dmnic_create_rxfh_context(struct net_device *netdev,
@@ -852,14 +949,14 @@ static int dmnic_create_rxfh_context(struct net_device *netdev,
 
 	if (rxfh->indir) {
 		memcpy(dm->rss_ctx_indir[id], rxfh->indir,
-		       sizeof(dm->rss_ctx_indir[id]));
+		       dm->rss_indir_size * sizeof(*rxfh->indir));
 	} else {
 		/* Tell the core which table is in use: the default spread. */
-		for (i = 0; i < DMNIC_RSS_INDIR_SIZE; i++)
+		for (i = 0; i < dm->rss_indir_size; i++)
 			dm->rss_ctx_indir[id][i] =
 				ethtool_rxfh_indir_default(i, dm->num_queues);
 		memcpy(ethtool_rxfh_context_indir(ctx), dm->rss_ctx_indir[id],
-		       sizeof(dm->rss_ctx_indir[id]));
+		       dm->rss_indir_size * sizeof(u32));
 	}
 	ctx->hfunc = ETH_RSS_HASH_TOP;
 	ctx->input_xfrm = dm->rss_sym_xor ? RXH_XFRM_SYM_XOR : 0;
@@ -892,7 +989,7 @@ static int dmnic_modify_rxfh_context(struct net_device *netdev,
 		return err;
 	if (rxfh->indir) {
 		memcpy(dm->rss_ctx_indir[id], rxfh->indir,
-		       sizeof(dm->rss_ctx_indir[id]));
+		       dm->rss_indir_size * sizeof(*rxfh->indir));
 		dmnic_rss_ctx_write(dm, id);
 	}
 	return 0;
@@ -1047,6 +1144,8 @@ const struct ethtool_ops dmnic_ethtool_ops = {
 	.supported_input_xfrm	= RXH_XFRM_SYM_XOR,
 	.cap_rss_rxnfc_adds	= true,
 	.rxfh_max_num_contexts	= DMNIC_RSS_NUM_CTX,
+	/* room for the largest table the channel count can ask for */
+	.rxfh_indir_space	= DMNIC_RSS_INDIR_SIZE,
 	/* Rebuilding the queues changes real_num_*_queues (qdiscs): rtnl. */
 	.op_needs_rtnl		= ETHTOOL_OP_NEEDS_RTNL_SCHANNELS |
 				  ETHTOOL_OP_NEEDS_RTNL_SRINGPARAM,

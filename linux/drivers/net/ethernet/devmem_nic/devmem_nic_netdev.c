@@ -43,7 +43,7 @@ void dmnic_rss_default(struct dmnic *dm)
 
 	if (netif_is_rxfh_configured(dm->netdev))
 		return;
-	for (i = 0; i < DMNIC_RSS_INDIR_SIZE; i++)
+	for (i = 0; i < dm->rss_indir_size; i++)
 		dm->rss_indir[i] = ethtool_rxfh_indir_default(i, dm->num_queues);
 }
 
@@ -51,11 +51,13 @@ void dmnic_rss_write(struct dmnic *dm)
 {
 	unsigned int i;
 
-	for (i = 0; i < DMNIC_RSS_KEY_SIZE; i += 4)
+	for (i = 0; i < dm->rss_key_size; i += 4)
 		dmnic_wr32(dm, DMNIC_REG_RSS_KEY + i,
 			   get_unaligned_le32(&dm->rss_key[i]));
+	/* spec: a table of rss_indir_size entries, written repeated */
 	for (i = 0; i < DMNIC_RSS_INDIR_SIZE; i++)
-		dmnic_wr32(dm, DMNIC_REG_RSS_INDIR + 4 * i, dm->rss_indir[i]);
+		dmnic_wr32(dm, DMNIC_REG_RSS_INDIR + 4 * i,
+			   dm->rss_indir[i % dm->rss_indir_size]);
 	dmnic_wr32(dm, DMNIC_REG_DEFAULT_QUEUE, 0);
 	dmnic_rss_hash_write(dm);
 }
@@ -114,6 +116,7 @@ static void dmnic_qv_free(struct dmnic *dm, struct dmnic_napi *qv)
  */
 static struct dmnic_napi *dmnic_qv_alloc(struct dmnic *dm, unsigned int q)
 {
+	struct netdev_queue_config qcfg;
 	struct dmnic_napi *qv;
 	int err;
 
@@ -132,7 +135,9 @@ static struct dmnic_napi *dmnic_qv_alloc(struct dmnic *dm, unsigned int q)
 	err = dmnic_tx_alloc(dm, &qv->tx);
 	if (err)
 		goto err_free;
-	err = dmnic_rx_alloc(dm, &qv->rx, q, &qv->napi);
+	/* the queue's config: a memory provider may ask for larger buffers */
+	netdev_queue_config(dm->netdev, q, &qcfg);
+	err = dmnic_rx_alloc(dm, &qv->rx, q, &qv->napi, qcfg.rx_page_size);
 	if (err)
 		goto err_free;
 	return qv;
@@ -858,7 +863,7 @@ static struct dmnic_napi *dmnic_rxq_qv(struct dmnic *dm, int idx)
 	return dm->qv[idx];
 }
 
-/* No per-queue parameters: the core refuses any, @qcfg is unused. */
+/* @qcfg: rx_page_size, the payload buffer size (validated) */
 static int dmnic_queue_mem_alloc(struct net_device *netdev,
 				 struct netdev_queue_config *qcfg, void *qmem,
 				 int idx)
@@ -887,7 +892,28 @@ static int dmnic_queue_mem_alloc(struct net_device *netdev,
 	if ((netdev->features & ~netdev->wanted_features & NETIF_F_RXCSUM) &&
 	    !dmnic_min_mp_channel_count(netdev))
 		schedule_work(&dm->features_work);
-	return dmnic_rx_alloc(dm, rx, idx, NULL);
+	return dmnic_rx_alloc(dm, rx, idx, NULL, qcfg->rx_page_size);
+}
+
+static void dmnic_default_qcfg(struct net_device *netdev,
+			       struct netdev_queue_config *qcfg)
+{
+	qcfg->rx_page_size = PAGE_SIZE;
+}
+
+/* Payload buffers of a power of two from a page up to what RXD_LEN allows */
+static int dmnic_validate_qcfg(struct net_device *netdev,
+			       struct netdev_queue_config *qcfg,
+			       struct netlink_ext_ack *extack)
+{
+	if (dmnic_rx_buf_size_check(qcfg->rx_page_size)) {
+		NL_SET_ERR_MSG_FMT_MOD(extack,
+				       "rx-buf-len %u: a power of two from %lu to %u",
+				       qcfg->rx_page_size, PAGE_SIZE,
+				       (u32)DMNIC_RX_BUF_MAX);
+		return -ERANGE;
+	}
+	return 0;
 }
 
 static void dmnic_queue_mem_free(struct net_device *netdev, void *qmem)
@@ -995,6 +1021,9 @@ const struct netdev_queue_mgmt_ops dmnic_queue_mgmt_ops = {
 	.ndo_queue_mem_free	= dmnic_queue_mem_free,
 	.ndo_queue_start	= dmnic_queue_start,
 	.ndo_queue_stop		= dmnic_queue_stop,
+	.ndo_default_qcfg	= dmnic_default_qcfg,
+	.ndo_validate_qcfg	= dmnic_validate_qcfg,
+	.supported_params	= QCFG_RX_PAGE_SIZE,
 };
 
 /* ---- recovery of queues the device stopped ---- */
@@ -1363,6 +1392,7 @@ void dmnic_netdev_init(struct dmnic *dm)
 	struct net_device *netdev = dm->netdev;
 
 	netdev->netdev_ops = &dmnic_netdev_ops;
+	netdev->xdp_metadata_ops = &dmnic_xdp_metadata_ops;
 	netdev->ethtool_ops = &dmnic_ethtool_ops;
 	netdev->queue_mgmt_ops = &dmnic_queue_mgmt_ops;
 	netdev->stat_ops = &dmnic_stat_ops;
@@ -1399,7 +1429,17 @@ void dmnic_netdev_init(struct dmnic *dm)
 	dm->tx_ring_size = DMNIC_RING_DEFAULT;
 	dm->hds_enabled = true;
 	dmnic_rss_hash_init(dm);
-	netdev_rss_key_fill(dm->rss_key, sizeof(dm->rss_key));
+	/* 1.2: a 52-byte key, and the IPv6 flow label as a hash input */
+	dm->rss_flow_label = dmnic_rd32(dm, DMNIC_REG_CAPS) &
+			     DMNIC_CAPS_RSS_FLOW_LABEL;
+	dm->rss_key_size = DMNIC_RSS_KEY_SIZE;
+	if (dm->rss_flow_label)
+		dm->rss_key_size = clamp_t(u32,
+					   dmnic_rd32(dm, DMNIC_REG_RSS_KEY_SIZE),
+					   DMNIC_RSS_KEY_SIZE,
+					   DMNIC_RSS_KEY_SIZE_MAX) & ~3u;
+	netdev_rss_key_fill(dm->rss_key, dm->rss_key_size);
+	dm->rss_indir_size = dmnic_rss_indir_size(dm->num_queues);
 	dmnic_rss_default(dm);
 
 	netif_set_real_num_queues(netdev, dm->num_queues, dm->num_queues);

@@ -38,6 +38,7 @@
 #define DMNIC_NUM_FS_RULES          256
 #define DMNIC_RSS_INDIR_SIZE        128
 #define DMNIC_RSS_KEY_SIZE          40      /* bytes */
+#define DMNIC_RSS_KEY_SIZE_MAX      52      /* 1.2: bytes, REG_RSS_KEY_SIZE */
 #define DMNIC_RSS_NUM_CTX           8       /* RSS contexts, 0 = default */
 #define DMNIC_HDS_THRESH_MAX        65535
 #define DMNIC_RX_HDR_BUF_MIN        128     /* bytes, smallest header buffer */
@@ -68,6 +69,7 @@
 #define DMNIC_CAPS_RSS_HFIELDS      BIT(7)   /* 1.1: HFIELDS, SYM_XOR */
 #define DMNIC_CAPS_HW_GRO           BIT(8)   /* 1.2: GRO_CTRL_HW */
 #define DMNIC_CAPS_LRO              BIT(9)   /* 1.2: GRO_CTRL_LRO */
+#define DMNIC_CAPS_RSS_FLOW_LABEL   BIT(10)  /* 1.2: HF_IP6_FL */
 #define DMNIC_REG_CTRL              0x0010  /* RW */
 #define DMNIC_CTRL_RESET            BIT(0)   /* W1: full reset, reads 0 */
 #define DMNIC_REG_STATUS            0x0014  /* RO */
@@ -98,6 +100,7 @@
 #define DMNIC_GRO_MAX_AGE_MIN       1
 #define DMNIC_GRO_MAX_AGE_MAX       10000000
 #define DMNIC_GRO_MAX_AGE_RESET     100000
+#define DMNIC_REG_RSS_KEY_SIZE      0x0060  /* RO, 1.2: key bytes (52) */
 
 /* Global counters, 64 bit, RO, cleared only by reset */
 #define DMNIC_REG_G_RX_FRAMES       0x0100  /* 64: frames from the cable */
@@ -119,7 +122,7 @@
 #define DMNIC_RSS_F_IPV6_UDP        BIT(5)
 #define DMNIC_RSS_F_ALL             0x3f
 #define DMNIC_REG_DEFAULT_QUEUE     0x0208  /* RW: queue for unhashed frames */
-#define DMNIC_REG_RSS_KEY           0x0240  /* RW: 10 regs, key[4n..4n+3] LE */
+#define DMNIC_REG_RSS_KEY           0x0240  /* RW: 13 regs (1.1: 10), LE */
 #define DMNIC_REG_RSS_INDIR         0x0400  /* RW: 128 regs, one queue each */
 #define DMNIC_RSS_INDIR_QUEUE_MASK  0xffffu
 /* RW: hashed fields of hash type t (DMNIC_RSS_TYPE_IPV4..IPV6_UDP) */
@@ -131,6 +134,7 @@
 #define DMNIC_RSS_HF_IP             (DMNIC_RSS_HF_IP_SRC | DMNIC_RSS_HF_IP_DST)
 #define DMNIC_RSS_HF_L4             (DMNIC_RSS_HF_L4_SRC | DMNIC_RSS_HF_L4_DST)
 #define DMNIC_RSS_HF_ALL            (DMNIC_RSS_HF_IP | DMNIC_RSS_HF_L4)
+#define DMNIC_RSS_HF_IP6_FL         BIT(4)   /* 1.2: IPv6 types only */
 /* RW: indirection table of RSS context c; context 0 = DMNIC_REG_RSS_INDIR */
 #define DMNIC_RSS_CTX_BASE          0xa000
 #define DMNIC_RSS_CTX_STRIDE        0x200

@@ -555,7 +555,13 @@ static const struct dmnic_hf_case dmnic_hf_cases[] = {
 	/* ports of an IP-only type, fields the device cannot hash */
 	{ IPV4_FLOW, RXH_IP_SRC | RXH_L4_B_0_1, -EINVAL, 0 },
 	{ TCP_V4_FLOW, RXH_IP_SRC | RXH_L3_PROTO, -EINVAL, 0 },
-	{ UDP_V6_FLOW, RXH_IP6_FL, -EINVAL, 0 },
+	/* the IPv6 flow label (1.2), IPv6 types only */
+	{ UDP_V6_FLOW, RXH_IP6_FL, 0, BIT(4) },
+	{ UDP_V6_FLOW, RXH_IP_SRC | RXH_IP_DST | RXH_L4_B_0_1 | RXH_L4_B_2_3 |
+	  RXH_IP6_FL, 0, 0x1f },
+	{ IPV6_FLOW, RXH_IP_DST | RXH_IP6_FL, 0, BIT(1) | BIT(4) },
+	{ UDP_V4_FLOW, RXH_IP_SRC | RXH_IP6_FL, -EINVAL, 0 },
+	{ IPV4_FLOW, RXH_IP6_FL, -EINVAL, 0 },
 	{ TCP_V4_FLOW, RXH_DISCARD, -EINVAL, 0 },
 	{ SCTP_V4_FLOW, RXH_IP_SRC, -EOPNOTSUPP, 0 },
 	{ ETHER_FLOW, RXH_L2DA, -EOPNOTSUPP, 0 },
@@ -574,7 +580,13 @@ static void dmnic_test_rss_hfields(struct kunit *test)
 	const struct dmnic_hf_case *c = test->param_value;
 	u32 hf = 0xdead;
 
-	KUNIT_ASSERT_EQ(test, dmnic_rss_rxh_to_hf(c->flow_type, c->rxh, &hf),
+	/* a 1.1 device (no CAPS_RSS_FLOW_LABEL) refuses the flow label */
+	if (c->rxh & RXH_IP6_FL)
+		KUNIT_EXPECT_EQ(test, dmnic_rss_rxh_to_hf(c->flow_type, c->rxh,
+							  false, &hf),
+				-EINVAL);
+	KUNIT_ASSERT_EQ(test, dmnic_rss_rxh_to_hf(c->flow_type, c->rxh, true,
+						  &hf),
 			c->err);
 	if (c->err) {
 		KUNIT_EXPECT_EQ(test, hf, 0xdead);	/* untouched */
@@ -633,6 +645,40 @@ static struct kunit_suite dmnic_desc_test_suite = {
 	.test_cases = dmnic_desc_test_cases,
 };
 
+/* The table resizes with the channel count, 4x and a divisor of 128. */
+static void dmnic_test_rss_indir_size(struct kunit *test)
+{
+	u32 tbl[DMNIC_RSS_INDIR_SIZE];
+	unsigned int nq, i;
+
+	for (nq = 1; nq <= 64; nq++) {
+		u32 n = dmnic_rss_indir_size(nq);
+
+		KUNIT_EXPECT_TRUE(test, is_power_of_2(n));
+		KUNIT_EXPECT_EQ(test, DMNIC_RSS_INDIR_SIZE % n, 0);
+		KUNIT_EXPECT_LE(test, n, DMNIC_RSS_INDIR_SIZE);
+		if (nq <= DMNIC_RSS_INDIR_SIZE / 4)
+			KUNIT_EXPECT_GE(test, n, 4 * nq);
+		else
+			KUNIT_EXPECT_EQ(test, n, DMNIC_RSS_INDIR_SIZE);
+	}
+	KUNIT_EXPECT_EQ(test, dmnic_rss_indir_size(0), 4);
+	KUNIT_EXPECT_EQ(test, dmnic_rss_indir_size(2), 8);
+	KUNIT_EXPECT_EQ(test, dmnic_rss_indir_size(3), 16);
+	KUNIT_EXPECT_EQ(test, dmnic_rss_indir_size(16), 64);
+	KUNIT_EXPECT_NE(test, dmnic_rss_indir_size(2), dmnic_rss_indir_size(16));
+
+	/* unfold repeats the period; a fold back keeps the same entries */
+	for (i = 0; i < 4; i++)
+		tbl[i] = 3 - i;
+	dmnic_rss_indir_resize(tbl, 4, 64);
+	for (i = 0; i < 64; i++)
+		KUNIT_EXPECT_EQ(test, tbl[i], 3 - i % 4);
+	dmnic_rss_indir_resize(tbl, 64, 16);
+	for (i = 0; i < 16; i++)
+		KUNIT_EXPECT_EQ(test, tbl[i], 3 - i % 4);
+}
+
 static struct kunit_case dmnic_rule_test_cases[] = {
 	KUNIT_CASE(dmnic_test_rule_tcp4_5tuple),
 	KUNIT_CASE(dmnic_test_rule_tcp6_dport),
@@ -644,6 +690,7 @@ static struct kunit_case dmnic_rule_test_cases[] = {
 	KUNIT_CASE(dmnic_test_rss_rules_conflict),
 	KUNIT_CASE_PARAM(dmnic_test_rss_hfields, dmnic_hf_gen_params),
 	KUNIT_CASE(dmnic_test_rss_hash_types),
+	KUNIT_CASE(dmnic_test_rss_indir_size),
 	{}
 };
 
@@ -996,6 +1043,61 @@ static void dmnic_test_gro_skb_bad(struct kunit *test)
 	skb->len -= 300;
 	skb->data_len -= 300;
 	kfree_skb(skb);
+/* rx-buf-len (rx_page_size): powers of two from a page to RXD_LEN's max */
+static void dmnic_test_rx_buf_size(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, dmnic_rx_buf_size_check(PAGE_SIZE), 0);
+	KUNIT_EXPECT_EQ(test, dmnic_rx_buf_size_check(2 * PAGE_SIZE), 0);
+	KUNIT_EXPECT_EQ(test, dmnic_rx_buf_size_check(DMNIC_RX_BUF_MAX), 0);
+	KUNIT_EXPECT_LE(test, DMNIC_RX_BUF_MAX, DMNIC_BUF_LEN_MAX);
+	KUNIT_EXPECT_EQ(test, dmnic_rx_buf_size_check(0), -ERANGE);
+	KUNIT_EXPECT_EQ(test, dmnic_rx_buf_size_check(PAGE_SIZE / 2), -ERANGE);
+	KUNIT_EXPECT_EQ(test, dmnic_rx_buf_size_check(3 * PAGE_SIZE), -ERANGE);
+	KUNIT_EXPECT_EQ(test, dmnic_rx_buf_size_check(2 * DMNIC_RX_BUF_MAX),
+			-ERANGE);
+}
+
+/* bpf_xdp_metadata_rx_hash() reads the completion the program runs on */
+static void dmnic_test_xdp_rx_hash(struct kunit *test)
+{
+	struct dmnic_rx_queue *rx = kunit_kzalloc(test, sizeof(*rx),
+						  GFP_KERNEL);
+	const struct xdp_md *ctx;
+	struct dmnic_rx_cmpl c = {};
+	enum xdp_rss_hash_type t;
+	u32 hash = 0;
+
+	KUNIT_ASSERT_NOT_NULL(test, rx);
+	ctx = (const struct xdp_md *)&rx->xbuf;
+	/* outside a program run, and a frame without a hash: no data */
+	KUNIT_EXPECT_EQ(test, dmnic_xdp_metadata_ops.xmo_rx_hash(ctx, &hash, &t),
+			-ENODATA);
+	rx->xbuf_cmpl = &c;
+	c.rss_hash = cpu_to_le32(0x51ccc178);
+	c.rss_type = DMNIC_RSS_TYPE_IPV6_UDP;
+	KUNIT_EXPECT_EQ(test, dmnic_xdp_metadata_ops.xmo_rx_hash(ctx, &hash, &t),
+			-ENODATA);
+	c.flags = cpu_to_le32(DMNIC_RXC_F_RSS | DMNIC_RXC_F_EOP);
+	KUNIT_EXPECT_EQ(test, dmnic_xdp_metadata_ops.xmo_rx_hash(ctx, &hash, &t),
+			0);
+	KUNIT_EXPECT_EQ(test, hash, 0x51ccc178);
+	KUNIT_EXPECT_EQ(test, t, XDP_RSS_TYPE_L4_IPV6_UDP);
+	KUNIT_EXPECT_TRUE(test, t & XDP_RSS_L4);
+	/* every device hash type maps, L4 types with XDP_RSS_L4 */
+	KUNIT_EXPECT_EQ(test, dmnic_xdp_rss_type(DMNIC_RSS_TYPE_IPV4),
+			XDP_RSS_TYPE_L3_IPV4);
+	KUNIT_EXPECT_EQ(test, dmnic_xdp_rss_type(DMNIC_RSS_TYPE_IPV4_TCP),
+			XDP_RSS_TYPE_L4_IPV4_TCP);
+	KUNIT_EXPECT_EQ(test, dmnic_xdp_rss_type(DMNIC_RSS_TYPE_IPV4_UDP),
+			XDP_RSS_TYPE_L4_IPV4_UDP);
+	KUNIT_EXPECT_EQ(test, dmnic_xdp_rss_type(DMNIC_RSS_TYPE_IPV6),
+			XDP_RSS_TYPE_L3_IPV6);
+	KUNIT_EXPECT_EQ(test, dmnic_xdp_rss_type(DMNIC_RSS_TYPE_IPV6_TCP),
+			XDP_RSS_TYPE_L4_IPV6_TCP);
+	KUNIT_EXPECT_EQ(test, dmnic_xdp_rss_type(DMNIC_RSS_TYPE_NONE),
+			XDP_RSS_TYPE_NONE);
+	KUNIT_EXPECT_EQ(test, dmnic_xdp_rss_type(0xff), XDP_RSS_TYPE_NONE);
+	KUNIT_EXPECT_NULL(test, dmnic_xdp_metadata_ops.xmo_rx_vlan_tag);
 }
 
 static struct kunit_case dmnic_xdp_qerr_test_cases[] = {
@@ -1003,6 +1105,8 @@ static struct kunit_case dmnic_xdp_qerr_test_cases[] = {
 	KUNIT_CASE(dmnic_test_xdp_max_mtu),
 	KUNIT_CASE(dmnic_test_xdp_frags),
 	KUNIT_CASE(dmnic_test_xdp_layout),
+	KUNIT_CASE(dmnic_test_xdp_rx_hash),
+	KUNIT_CASE(dmnic_test_rx_buf_size),
 	KUNIT_CASE(dmnic_test_qerr_backoff),
 	KUNIT_CASE(dmnic_test_gro_ctrl),
 	KUNIT_CASE(dmnic_test_gro_wire_bytes),

@@ -203,6 +203,54 @@ enum pkt_hash_types dmnic_rx_hash_type(u8 rss_type)
 	}
 }
 
+/* The XDP hash type of a completion's RSS_TYPE (spec: RSS) */
+enum xdp_rss_hash_type dmnic_xdp_rss_type(u8 rss_type)
+{
+	switch (rss_type) {
+	case DMNIC_RSS_TYPE_IPV4:
+		return XDP_RSS_TYPE_L3_IPV4;
+	case DMNIC_RSS_TYPE_IPV4_TCP:
+		return XDP_RSS_TYPE_L4_IPV4_TCP;
+	case DMNIC_RSS_TYPE_IPV4_UDP:
+		return XDP_RSS_TYPE_L4_IPV4_UDP;
+	case DMNIC_RSS_TYPE_IPV6:
+		return XDP_RSS_TYPE_L3_IPV6;
+	case DMNIC_RSS_TYPE_IPV6_TCP:
+		return XDP_RSS_TYPE_L4_IPV6_TCP;
+	case DMNIC_RSS_TYPE_IPV6_UDP:
+		return XDP_RSS_TYPE_L4_IPV6_UDP;
+	default:
+		return XDP_RSS_TYPE_NONE;
+	}
+}
+
+/*
+ * bpf_xdp_metadata_rx_hash(): the program runs on rx->xbuf, during
+ * dmnic_rx_finish_xdp(), which points xbuf_cmpl at the frame's last
+ * completion (every completion of a packet carries its hash, spec: RSS).
+ * No VLAN tag kfunc: the device never strips tags, so there would never
+ * be one to report.
+ */
+static int dmnic_xmo_rx_hash(const struct xdp_md *ctx, u32 *hash,
+			     enum xdp_rss_hash_type *rss_type)
+{
+	const struct xdp_buff *xdp = (const struct xdp_buff *)ctx;
+	const struct dmnic_rx_queue *rx;
+	const struct dmnic_rx_cmpl *c;
+
+	rx = container_of(xdp, struct dmnic_rx_queue, xbuf);
+	c = rx->xbuf_cmpl;
+	if (!c || !(le32_to_cpu(c->flags) & DMNIC_RXC_F_RSS))
+		return -ENODATA;
+	*hash = le32_to_cpu(c->rss_hash);
+	*rss_type = dmnic_xdp_rss_type(c->rss_type);
+	return 0;
+}
+
+const struct xdp_metadata_ops dmnic_xdp_metadata_ops = {
+	.xmo_rx_hash	= dmnic_xmo_rx_hash,
+};
+
 /*
  * Whether the queues split headers: tcp-data-split on (@hds_enabled, also
  * the UNKNOWN default). With an XDP program only for a multi-buffer program
@@ -851,10 +899,12 @@ static bool dmnic_rx_refill(struct dmnic *dm, struct dmnic_rx_queue *rx)
 
 static struct page_pool *dmnic_create_pool(struct dmnic *dm, unsigned int idx,
 					   struct napi_struct *napi, u32 size,
-					   bool unreadable, bool xdp_tx)
+					   bool unreadable, bool xdp_tx,
+					   u32 buf_size)
 {
 	struct page_pool_params pp = {
-		.order		= 0,
+		/* io_uring zcrx wants order + PAGE_SHIFT = its niov shift */
+		.order		= order_base_2(buf_size >> PAGE_SHIFT),
 		.flags		= PP_FLAG_DMA_MAP | PP_FLAG_DMA_SYNC_DEV,
 		.pool_size	= size,
 		.nid		= dev_to_node(&dm->pdev->dev),
@@ -862,7 +912,7 @@ static struct page_pool *dmnic_create_pool(struct dmnic *dm, unsigned int idx,
 		.napi		= napi,
 		/* XDP_TX sends from the buffer it received into */
 		.dma_dir	= xdp_tx ? DMA_BIDIRECTIONAL : DMA_FROM_DEVICE,
-		.max_len	= PAGE_SIZE,
+		.max_len	= buf_size,
 		.offset		= 0,
 		.netdev		= dm->netdev,
 		.queue_idx	= idx,
@@ -874,8 +924,17 @@ static struct page_pool *dmnic_create_pool(struct dmnic *dm, unsigned int idx,
 	return page_pool_create(&pp);
 }
 
+/* An RX payload buffer size (rx_page_size) the driver can use, or -ERANGE */
+int dmnic_rx_buf_size_check(u32 size)
+{
+	if (!is_power_of_2(size) || size < PAGE_SIZE || size > DMNIC_RX_BUF_MAX)
+		return -ERANGE;
+	return 0;
+}
+
+/* @pay_size: payload buffer size, from the queue's config (rx_page_size) */
 int dmnic_rx_alloc(struct dmnic *dm, struct dmnic_rx_queue *rx,
-		   unsigned int idx, struct napi_struct *napi)
+		   unsigned int idx, struct napi_struct *napi, u32 pay_size)
 {
 	struct device *dev = &dm->pdev->dev;
 	u32 size = dm->rx_ring_size;
@@ -888,13 +947,17 @@ int dmnic_rx_alloc(struct dmnic *dm, struct dmnic_rx_queue *rx,
 	rx->xdp = !!dm->xdp_prog;
 	u64_stats_init(&rx->stats.syncp);
 
-	pp = dmnic_create_pool(dm, idx, napi, size, false, rx->xdp);
+	/* XDP and memory providers (the only ones to ask) exclude each other */
+	if (dmnic_rx_buf_size_check(pay_size) || (rx->xdp && pay_size != PAGE_SIZE))
+		return -ERANGE;
+	pp = dmnic_create_pool(dm, idx, napi, size, false, rx->xdp, PAGE_SIZE);
 	if (IS_ERR(pp))
 		return PTR_ERR(pp);
 	rx->hdr.pool = pp;
 
 	/* XDP_TX also sends frags, straight from the payload buffers. */
-	pp = dmnic_create_pool(dm, idx, napi, size, rx->hds, rx->xdp);
+	pp = dmnic_create_pool(dm, idx, napi, size, rx->hds, rx->xdp,
+			       pay_size);
 	if (IS_ERR(pp)) {
 		err = PTR_ERR(pp);
 		goto err_free;
@@ -909,7 +972,7 @@ int dmnic_rx_alloc(struct dmnic *dm, struct dmnic_rx_queue *rx,
 				       0, DMNIC_HDR_BUF_SIZE);
 	if (err)
 		goto err_free;
-	err = dmnic_bufq_alloc(dm, &rx->pay, size, PAGE_SIZE, 0, PAGE_SIZE);
+	err = dmnic_bufq_alloc(dm, &rx->pay, size, pay_size, 0, pay_size);
 	if (err)
 		goto err_free;
 
@@ -1383,7 +1446,9 @@ static void dmnic_rx_finish_xdp(struct dmnic *dm, struct dmnic_napi *qv,
 			dmnic_rx_drop(rx);
 			return;
 		}
+		rx->xbuf_cmpl = c;
 		act = bpf_prog_run_xdp(prog, xdp);
+		rx->xbuf_cmpl = NULL;
 	}
 	switch (act) {
 	case XDP_PASS:
