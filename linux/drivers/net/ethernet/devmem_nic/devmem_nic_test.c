@@ -1043,6 +1043,8 @@ static void dmnic_test_gro_skb_bad(struct kunit *test)
 	skb->len -= 300;
 	skb->data_len -= 300;
 	kfree_skb(skb);
+}
+
 /* rx-buf-len (rx_page_size): powers of two from a page to RXD_LEN's max */
 static void dmnic_test_rx_buf_size(struct kunit *test)
 {
