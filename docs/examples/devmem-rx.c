@@ -9,7 +9,9 @@
  * fragment through the dma-buf's mmap (the CPU reading the accelerator's BAR), prints where
  * it landed and what it says, and returns the tokens (SO_DEVMEM_DONTNEED).
  *
- * usage: devmem-rx IFNAME QUEUE PORT
+ * usage: devmem-rx IFNAME QUEUE PORT [OUTFILE]
+ * OUTFILE: also write every byte received, as read back from fake-accel memory, to OUTFILE
+ * (compare it with what the peer sent).
  * Steer the flow to QUEUE first and keep QUEUE out of RSS (docs/shell.md does it with
  * ethtool). Exit status: 0 when at least one byte arrived in device memory and none in
  * host memory, 1 otherwise.
@@ -96,6 +98,23 @@ static void genl_start(struct nlbuf *b, int family, int cmd)
 	g->version = 1;
 }
 
+/* The kernel's reason for an error (extended ACK), printed to stderr. */
+static void print_extack(struct nlmsghdr *h)
+{
+	struct nlmsgerr *e = NLMSG_DATA(h);
+	struct nlattr *a = (struct nlattr *)(e + 1);	/* NETLINK_CAP_ACK: no request copy */
+	int len = (char *)h + h->nlmsg_len - (char *)a;
+
+	if (!(h->nlmsg_flags & NLM_F_ACK_TLVS))
+		return;
+	for (; len >= NLA_HDRLEN && a->nla_len >= NLA_HDRLEN && a->nla_len <= len;
+	     len -= NLA_ALIGN(a->nla_len),
+	     a = (struct nlattr *)((char *)a + NLA_ALIGN(a->nla_len)))
+		if (a->nla_type == NLMSGERR_ATTR_MSG)
+			fprintf(stderr, "kernel: %.*s\n", a->nla_len - NLA_HDRLEN,
+				(char *)a + NLA_HDRLEN);
+}
+
 /*
  * Send the request, read the answer: the first attribute of type want_attr of the reply
  * (its payload copied to out, out_len bytes), then the ACK. Returns 0 or -errno.
@@ -120,8 +139,10 @@ static int genl_call(int nl, struct nlbuf *b, int want_attr, void *out, int out_
 			if (h->nlmsg_type == NLMSG_ERROR) {
 				struct nlmsgerr *e = NLMSG_DATA(h);
 
-				if (e->error)
+				if (e->error) {
+					print_extack(h);
 					return e->error;
+				}
 				return found || !want_attr ? 0 : -ENOENT;
 			}
 			a = (struct nlattr *)((char *)NLMSG_DATA(h) + GENL_HDRLEN);
@@ -144,6 +165,7 @@ static int genl_call(int nl, struct nlbuf *b, int want_attr, void *out, int out_
 static int bind_rx(int ifindex, int queue, int dmabuf_fd, uint32_t *binding_id)
 {
 	uint32_t qid = queue, qtype = NETDEV_QUEUE_TYPE_RX, ifi = ifindex, fd = dmabuf_fd;
+	int one = 1;
 	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
 	struct nlattr *nest;
 	struct nlbuf b;
@@ -153,6 +175,9 @@ static int bind_rx(int ifindex, int queue, int dmabuf_fd, uint32_t *binding_id)
 	nl = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_GENERIC);
 	if (nl < 0 || bind(nl, (struct sockaddr *)&sa, sizeof(sa)))
 		die("netlink socket");
+	/* errors with the kernel's message, without a copy of the request */
+	setsockopt(nl, SOL_NETLINK, NETLINK_EXT_ACK, &one, sizeof(one));
+	setsockopt(nl, SOL_NETLINK, NETLINK_CAP_ACK, &one, sizeof(one));
 
 	genl_start(&b, GENL_ID_CTRL, CTRL_CMD_GETFAMILY);
 	nla_put(&b, CTRL_ATTR_FAMILY_NAME, NETDEV_FAMILY_NAME, sizeof(NETDEV_FAMILY_NAME));
@@ -203,11 +228,17 @@ int main(int argc, char **argv)
 	struct sockaddr_in6 addr = { .sin6_family = AF_INET6 };
 	int accel, nl, lsock, sock, ifindex, queue, one = 1;
 	uint32_t binding;
+	FILE *out = NULL;
 	char *mem;
 
-	if (argc != 4) {
-		fprintf(stderr, "usage: %s IFNAME QUEUE PORT (docs/shell.md)\n", argv[0]);
+	if (argc != 4 && argc != 5) {
+		fprintf(stderr, "usage: %s IFNAME QUEUE PORT [OUTFILE] (docs/shell.md)\n", argv[0]);
 		return 2;
+	}
+	if (argc == 5) {
+		out = fopen(argv[4], "w");
+		if (!out)
+			die(argv[4]);
 	}
 	ifindex = if_nametoindex(argv[1]);
 	if (!ifindex)
@@ -280,6 +311,8 @@ int main(int argc, char **argv)
 			       (unsigned long long)d->frag_offset,
 			       (unsigned long long)(alloc.offset + d->frag_offset));
 			print_bytes(mem + d->frag_offset, d->frag_size);
+			if (out && fwrite(mem + d->frag_offset, 1, d->frag_size, out) != d->frag_size)
+				die(argv[4]);
 			frags++;
 			in_devmem += d->frag_size;
 			tok.token_start = d->frag_token;
@@ -294,6 +327,8 @@ int main(int argc, char **argv)
 	printf("received %llu bytes in fake-accel memory (%llu frags), %llu in host memory\n",
 	       (unsigned long long)in_devmem, (unsigned long long)frags,
 	       (unsigned long long)in_linear);
+	if (out && fclose(out))
+		die(argv[4]);
 	close(sock);
 	close(lsock);
 	close(nl);	/* unbinds the queue */
