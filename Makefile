@@ -8,6 +8,7 @@ export DL_T0 := $(shell date +%s)
 	gpu-build check check-headers check-debug check-migration clean distclean bench soak
 .PHONY: fuzz check-asan
 .PHONY: patches check-patches oot-modules run-oot qemu-args check-kernel-config vng-run
+.PHONY: shell kunit
 
 all: help
 
@@ -21,6 +22,9 @@ help:
 	@echo "make run-gpu      build the GL QEMU and the gpu kernel, run the devmem tests on virtio-gpu VRAM"
 	@echo "make gpu-build    only build what run-gpu boots (the GL QEMU, the gpu kernel)"
 	@echo "make check        build, then qtests + header agreement + style + a boot smoke test"
+	@echo "make shell        boot the lab, a root shell on this terminal, \$$PWD shared at /host (docs/shell.md);"
+	@echo "                  KERNEL=bzImage [MODULES=dir] or KERNEL_SRC= as make run, SHARE=dir another directory"
+	@echo "make kunit        both drivers' KUnit suites through the kernel's kunit.py on our QEMU (scripts/kunit)"
 	@echo "make check-headers  only the register-header agreement of QEMU and Linux"
 	@echo "make check-debug  debug kernel (KASAN, kmemleak, lockdep): fault scenarios, no splat/leak"
 	@echo "make check-migration  live-migrate a running guest twice during an ncdevmem stream (udmabuf, fake-accel)"
@@ -128,6 +132,15 @@ run-gpu: gpu-build
 
 check: build
 	@scripts/check
+
+# The lab with a shell (scripts/shell): the directory make was started from is shared
+# (the environment's PWD: with make -C, still the caller's), unless SHARE= names another.
+SHARE ?= $(or $(PWD),$(CURDIR))
+shell: $(RUN_DEPS)
+	@scripts/shell --share "$(SHARE)" $(RUN_KERNEL)
+
+kunit: qemu
+	@scripts/kunit $(KUNIT_ARGS)
 
 check-headers:
 	@scripts/check-headers

@@ -43,6 +43,10 @@ As a command (for shell callers):
                                  program's cases in a guest output log; KUnit documents in
                                  the frame (debugfs results) become kunit.SUITE.CASE; an
                                  unfinished or missing frame and short plans are failures
+  ktap.py kunit FILE [PREFIX]    print strict TAP of the KUnit cases in FILE (KTAP as
+                                 kunit.py parse --raw_output=kunit extracts it from a
+                                 console) as PREFIX.SUITE.CASE (default kunit); no suites,
+                                 a short plan or a bail-out are failures
   ktap.py time LOG PAIR TEST     print the framed test's wall time in seconds (1 decimal)
   ktap.py tree FILE              print the parsed tree: plans, results, nested subtests
   ktap.py verdict [--kselftest] FILE
@@ -667,6 +671,34 @@ def frame_tap(path, pair, test):
     return out
 
 
+def kunit_tap(path, prefix='kunit'):
+    """Strict TAP lines of the KUnit cases of one KTAP document (the 'kunit' command)."""
+    try:
+        with open(path, errors='replace') as f:
+            d = parse(f, hashes=False)
+    except FileNotFoundError:
+        d = None
+    res = []
+    cases = list(kunit_cases(d)) if d else []
+    if not cases:
+        res.append(('not ok', f'{prefix}: no KUnit suite in {path}', ''))
+    for suite, c in cases:
+        dr = f' # SKIP {c.reason}'.rstrip() if c.status == 'skip' else ''
+        res.append(('not ok' if c.status == 'fail' else 'ok', f'{prefix}.{suite}.{c.name}', dr))
+    for r in d.results if d else []:
+        if r.children and r.children.short_plan():
+            res.append(('not ok', f'{prefix}.{r.name}: plan 1..{r.children.plan} but '
+                        f'{len(r.children.results)} results', ''))
+        elif not r.children and r.status == 'fail':
+            res.append(('not ok', f'{prefix}.{r.name}: failed without cases', ''))
+    if d and (d.short_plan() or d.bail):
+        res.append(('not ok', d.bail or f'{prefix}: plan 1..{d.plan} but {len(d.results)} '
+                    'suites', ''))
+    out = ['TAP version 13', f'1..{len(res)}']
+    out += [f'{w} {i} {name}{dr}' for i, (w, name, dr) in enumerate(res, 1)]
+    return out
+
+
 def tree(stream, depth=0):
     """Lines showing a parsed stream: its plan, each result and, indented, its subtests."""
     pad = '  ' * depth
@@ -779,6 +811,9 @@ def main(argv):
         return 0
     if cmd == 'frame' and len(args) == 3:
         print('\n'.join(frame_tap(*args)))
+        return 0
+    if cmd == 'kunit' and 1 <= len(args) <= 2:
+        print('\n'.join(kunit_tap(*args)))
         return 0
     if cmd == 'time' and len(args) == 3:
         try:
