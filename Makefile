@@ -7,7 +7,7 @@ export DL_T0 := $(shell date +%s)
 .PHONY: all help bootstrap fetch qemu kernel selftests image build run run-baseline run-gpu \
 	gpu-build check check-headers check-debug check-migration clean distclean bench soak
 .PHONY: fuzz check-asan
-.PHONY: patches check-patches oot-modules run-oot qemu-args check-kernel-config vng-run
+.PHONY: patches check-patches oot-modules run-oot qemu-args check-kernel-config vng-run check-nipa
 .PHONY: shell kunit
 
 all: help
@@ -43,6 +43,7 @@ help:
 	@echo "make qemu-args    print our devices' QEMU arguments, for other runners"
 	@echo "make check-kernel-config CONFIG=.config  does a kernel have what the guest and tests need?"
 	@echo "make vng-run      boot a kernel with virtme-ng and our devices, run devmem.py"
+	@echo "make check-nipa   the NIPA executor kit's tests (ci/nipa, docs/your-kernel.md NIPA)"
 	@echo "make clean        remove out/ (build caches live in ~/.cache/devmem-lab: make distclean)"
 	@echo "make distclean    clean, and remove the build caches"
 	@echo "make help | all  this list (plain make too)"
@@ -141,6 +142,9 @@ shell: $(RUN_DEPS)
 
 kunit: qemu
 	@scripts/kunit $(KUNIT_ARGS)
+
+check-nipa:
+	@scripts/check --only nipa
 
 check-headers:
 	@scripts/check-headers

@@ -309,3 +309,38 @@ record_timing() {
 console_splats() {
     python3 "$DL_ROOT/scripts/lib/ktap.py" splats "$1"
 }
+
+# probe_kvm QEMU KERNEL LOGDIR: can this host run KERNEL under KVM (exit 0), or why not
+# (printed, exit 1)? Nested KVM without hardware paging
+# can hang in instruction emulation, so "opens /dev/kvm" is not enough: boot the kernel
+# to its root-mount panic under a short timeout. The answer is cached per host kernel.
+probe_kvm() {
+    local QEMU=$1 KERNEL=$2 LOGDIR=$3 cache key res
+    [ -r /dev/kvm ] && [ -w /dev/kvm ] || { echo "no /dev/kvm access"; return 1; }
+    # Per host kernel, QEMU binary and CPU model: a cache restored on another kind of CI
+    # runner must probe again.
+    key=$(printf "%s %s %s %s" "$(uname -r)" "$(uname -v)" "$QEMU" \
+        "$(grep -m1 '^model name' /proc/cpuinfo 2>/dev/null)" | sha256sum | cut -c1-12)
+    cache=$DL_CACHE/kvm-probe-$key
+    if [ -f "$cache" ]; then
+        res=$(cat "$cache")
+    else
+        mkdir -p "$DL_CACHE"
+        local prc=0
+        timeout 20 "$QEMU" -M q35 -accel kvm -cpu host -m 256 -nodefaults -no-user-config \
+            -display none -no-reboot -serial "file:$LOGDIR/kvm-probe.log" -kernel "$KERNEL" \
+            -append "console=ttyS0 panic=-1 root=/dev/devmem-lab-probe" \
+            >"$LOGDIR/kvm-probe.qemu.log" 2>&1 || prc=$?
+        if grep -q 'Kernel panic' "$LOGDIR/kvm-probe.log"; then
+            res=kvm
+        elif [ "$prc" = 124 ]; then
+            res=tcg
+        else
+            # QEMU refused to start under KVM: not a hang, so say why and don't cache.
+            echo "QEMU failed under KVM: $(tail -n 1 "$LOGDIR/kvm-probe.qemu.log")"
+            return 1
+        fi
+        echo "$res" >"$cache"
+    fi
+    [ "$res" = kvm ] || { echo "a probe boot under KVM hung or failed (cached in $cache)"; return 1; }
+}
