@@ -100,6 +100,24 @@ void dn_boot(DnState *s, int devfn, const char *args)
            qpci_device_find(s->qs->pcibus, devfn));
 }
 
+/*
+ * The destination of a migration from @s: a copy of it (queues, BAR
+ * mapping: they arrive with the migrated state) on a new cable, booted
+ * with -incoming @uri.  Not dn_map(): config space comes from the stream.
+ */
+void dn_boot_incoming(DnState *d, const DnState *s, const char *uri)
+{
+    *d = *s;
+    g_assert_cmpint(socketpair(PF_UNIX, SOCK_STREAM, 0, d->sv), !=, -1);
+    d->qs = qtest_pc_boot("-nodefaults -netdev socket,id=n0,fd=%d "
+                          "-device devmem-nic,id=nic,netdev=n0,"
+                          "mac=52:54:00:12:34:56,queues=%d -incoming %s",
+                          d->sv[1], DN_NQ, uri);
+    d->qts = d->qs->qts;
+    d->dev = dl_pci_find(d->qs->pcibus, DMNIC_PCI_VENDOR_ID,
+                         DMNIC_PCI_DEVICE_ID);
+}
+
 void dn_stop(DnState *s)
 {
     g_free(s->dev);

@@ -84,6 +84,8 @@ typedef struct DnTxc {
  * zeroes *@s (and may set s->log) first.
  */
 void dn_boot(DnState *s, int devfn, const char *args);
+/* A migration's destination: a copy of @s booted with -incoming @uri */
+void dn_boot_incoming(DnState *d, const DnState *s, const char *uri);
 /* Takes @dev (asserts it is a devmem-nic), enables it and maps BAR0 */
 void dn_map(DnState *s, QPCIDevice *dev);
 /* Frees the device, shuts QEMU down, closes the cable, removes the log */

@@ -963,7 +963,6 @@ static void test_migration(void)
     GroSeg g;
     DnState s, d;
     unsigned i;
-    int ret;
 
     gro_start(&s, DMNIC_GRO_CTRL_LRO, NULL);
     dn_wr(&s, DMNIC_REG_GRO_TIMEOUT, 2345);
@@ -977,16 +976,7 @@ static void test_migration(void)
     send_seg(&s, &g);
     g_assert_cmpuint(dn_cpl_pending(&s, 0), ==, 0);
 
-    d = s;
-    ret = socketpair(PF_UNIX, SOCK_STREAM, 0, d.sv);
-    g_assert_cmpint(ret, !=, -1);
-    d.qs = qtest_pc_boot("-nodefaults -netdev socket,id=n0,fd=%d "
-                         "-device devmem-nic,id=nic,netdev=n0,"
-                         "mac=52:54:00:12:34:56,queues=%d -incoming %s",
-                         d.sv[1], DN_NQ, uri);
-    d.qts = d.qs->qts;
-    d.dev = dl_pci_find(d.qs->pcibus, DMNIC_PCI_VENDOR_ID,
-                        DMNIC_PCI_DEVICE_ID);
+    dn_boot_incoming(&d, &s, uri);
     migrate(s.qs, d.qs, uri);
     unlink(path);
     d.frames = dn_rd64(&d, DMNIC_REG_G_RX_FRAMES);

@@ -847,7 +847,6 @@ static void test_migration(void)
     g_autofree RxPkt *p = g_new0(RxPkt, 1);
     uint8_t key[32], key2[32];
     DnState s, d;
-    int ret;
 
     start(&s, false);
     if (!have_psp(&s)) {
@@ -863,17 +862,8 @@ static void test_migration(void)
     dn_inject(&s, k->wire, k->wire_len);    /* key 1 replaced: auth fail */
     g_assert_cmpuint(derive(&s, 0x80000055, 3, key), ==, DMNIC_PSP_RES_OK);
 
-    d = s;
-    ret = socketpair(PF_UNIX, SOCK_STREAM, 0, d.sv);
-    g_assert_cmpint(ret, !=, -1);
+    dn_boot_incoming(&d, &s, uri);
     d.log = NULL;
-    d.qs = qtest_pc_boot("-nodefaults -netdev socket,id=n0,fd=%d "
-                         "-device devmem-nic,id=nic,netdev=n0,"
-                         "mac=52:54:00:12:34:56,queues=%d -incoming %s",
-                         d.sv[1], DN_NQ, uri);
-    d.qts = d.qs->qts;
-    d.dev = dl_pci_find(d.qs->pcibus, DMNIC_PCI_VENDOR_ID,
-                        DMNIC_PCI_DEVICE_ID);
     migrate(s.qs, d.qs, uri);
     unlink(path);
     d.frames = dn_rd64(&d, DMNIC_REG_G_RX_FRAMES);

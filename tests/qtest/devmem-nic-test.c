@@ -2821,7 +2821,6 @@ static void test_migration(void)
     RxPkt p;
     Rule r;
     DnState s, d;
-    int ret;
 
     dn_start(&s, NULL);
     all_rx_setup(&s);
@@ -2860,16 +2859,7 @@ static void test_migration(void)
     dn_ring_doorbell(&s, 2, DN_TXD);
 
     /* destination */
-    d = s;
-    ret = socketpair(PF_UNIX, SOCK_STREAM, 0, d.sv);
-    g_assert_cmpint(ret, !=, -1);
-    d.qs = qtest_pc_boot("-nodefaults -netdev socket,id=n0,fd=%d "
-                         "-device devmem-nic,id=nic,netdev=n0,"
-                         "mac=52:54:00:12:34:56,queues=%d -incoming %s",
-                         d.sv[1], DN_NQ, uri);
-    d.qts = d.qs->qts;
-    d.dev = dl_pci_find(d.qs->pcibus, DMNIC_PCI_VENDOR_ID,
-                        DMNIC_PCI_DEVICE_ID);
+    dn_boot_incoming(&d, &s, uri);
     migrate(s.qs, d.qs, uri);
     unlink(path);
     d.frames = dn_rd64(&d, DMNIC_REG_G_RX_FRAMES);
