@@ -873,7 +873,7 @@ static bool dmnic_rx_deliver(DevmemNicCore *core, unsigned qi,
     }
     pkt_len = hcopy + plen;
     assert(p->placed <= plen);
-    if (plen && !p->placed) {
+    if (plen && !p->placed && core->gro_q && core->gro_q[qi].direct >= 0) {
         /* a held GRO packet's payload leaves the buffers this one takes */
         devmem_nic_gro_evict(core, qi);
         if (!dmnic_rx_running(q)) {
