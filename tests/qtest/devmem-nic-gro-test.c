@@ -976,6 +976,12 @@ static void test_direct_evict(void)
     step_timeout(&s);
     expect_flow_pkt(&s, 1500, 1, 0, 3000);
     g_assert_cmpuint(dn_cpl_pending(&s, 0), ==, 0);
+    /* held in the buffers when GRO is turned off: delivered from there */
+    send_flow_seg(&s, 1500, 0, 3000, 0);
+    send_flow_seg(&s, 1500, 1, 3000, 0);
+    dn_wr(&s, DMNIC_REG_GRO_CTRL, 0);
+    expect_flow_pkt(&s, 1500, 2, 0, 6000);
+    g_assert_cmpuint(dn_cpl_pending(&s, 0), ==, 0);
     dn_stop(&s);
 }
 
