@@ -214,6 +214,15 @@ def main():
         d, i = net.get('tcp-devmem-1', {}), net.get('tcp-igb-1', {})
         if 'gbps' in d and 'gbps' in i:
             L.append(f'  devmem-nic normal RX / igb (1 flow): {float(d["gbps"]) / float(i["gbps"]):.2f}')
+        for f in ('1', '4'):
+            g, d = net.get(f'tcp-devmem-grohw-{f}', {}), net.get(f'tcp-devmem-{f}', {})
+            if 'gbps' in g and 'gbps' in d:
+                L.append(f'  devmem-nic normal RX, hardware GRO on / off ({f} flow'
+                         f'{"s" if f != "1" else ""}): {float(g["gbps"]) / float(d["gbps"]):.2f}')
+        g, d = net.get('devmem-rx-udmabuf-grohw-on', {}), net.get('devmem-rx-udmabuf-grohw-off', {})
+        if 'gbps' in g and 'gbps' in d:
+            L.append(f'  devmem RX into udmabuf, hardware GRO on / off (medians of alternated '
+                     f'rounds): {float(g["gbps"]) / float(d["gbps"]):.2f}')
     if res['cost']:
         L.append('')
         L.append('devmem-nic model, host instructions per received frame (callgrind, '

@@ -907,6 +907,191 @@ static void test_nobuf(void)
     dn_stop(&s);
 }
 
+/* ------------------------------------------------------------------ */
+/* Direct placement (spec: Delivery, "Where the payload waits")        */
+/* ------------------------------------------------------------------ */
+
+#define NIC_QOM "/machine/peripheral/nic"
+
+/* Segment @i of a flow of @len-byte segments from port @sport */
+static void send_flow_seg(DnState *s, uint16_t sport, unsigned i, size_t len,
+                          uint8_t flags)
+{
+    GroSeg g;
+
+    seg_default(&g, 4, i * len, len);
+    g.sport = sport;
+    g.id = i;
+    g.flags |= flags;
+    send_seg(s, &g);
+}
+
+/* The next packet: from @sport, @segs segments, payload from @seq on */
+static void expect_flow_pkt(DnState *s, uint16_t sport, unsigned segs,
+                            uint32_t seq, size_t len)
+{
+    Rx r;
+    size_t k;
+
+    rx_one(s, &r);
+    g_assert_cmpuint(lduw_be_p(r.hdr + 34), ==, sport);
+    g_assert_true(r.first.flags & DMNIC_RXC_F_SPLIT);
+    g_assert_true(r.first.flags & DMNIC_RXC_F_L4_CSUM_OK);
+    g_assert_cmpuint(!!(r.first.flags & DMNIC_RXC_F_GRO), ==, segs >= 2);
+    g_assert_cmpuint(r.segs, ==, segs >= 2 ? segs : 0);
+    g_assert_cmpuint(r.pay_len, ==, len);
+    for (k = 0; k < len; k++) {
+        g_assert_cmpuint(r.pay[k], ==, (uint8_t)(seq + k));
+    }
+    g_free(r.pay);
+}
+
+/*
+ * A held packet's payload is in the posted buffers (large segments at
+ * once, small ones a buffer at a time); a packet of another flow that
+ * needs those buffers comes first and takes them in ring order, and the
+ * held one still arrives whole; a single held segment too
+ */
+static void test_direct_evict(void)
+{
+    static const size_t sizes[] = { 1000, 3000 };
+    DnState s;
+    unsigned i, k;
+
+    gro_start(&s, DMNIC_GRO_CTRL_HW, NULL);
+    for (i = 0; i < ARRAY_SIZE(sizes); i++) {
+        for (k = 0; k < 5; k++) {
+            send_flow_seg(&s, 1500, k, sizes[i], 0);
+        }
+        g_assert_cmpuint(dn_cpl_pending(&s, 0), ==, 0);
+        /* no context for a final segment: delivered now, first */
+        send_flow_seg(&s, 1600, 0, 700, TH_PSH);
+        send_flow_seg(&s, 1500, 5, sizes[i], TH_PSH);
+        expect_flow_pkt(&s, 1600, 1, 0, 700);
+        expect_flow_pkt(&s, 1500, 6, 0, 6 * sizes[i]);
+        g_assert_cmpuint(dn_cpl_pending(&s, 0), ==, 0);
+    }
+    /* one segment, delivered by the timeout as it came */
+    send_flow_seg(&s, 1500, 0, 3000, 0);
+    step_timeout(&s);
+    expect_flow_pkt(&s, 1500, 1, 0, 3000);
+    g_assert_cmpuint(dn_cpl_pending(&s, 0), ==, 0);
+    /* held in the buffers when GRO is turned off: delivered from there */
+    send_flow_seg(&s, 1500, 0, 3000, 0);
+    send_flow_seg(&s, 1500, 1, 3000, 0);
+    dn_wr(&s, DMNIC_REG_GRO_CTRL, 0);
+    expect_flow_pkt(&s, 1500, 2, 0, 6000);
+    g_assert_cmpuint(dn_cpl_pending(&s, 0), ==, 0);
+    dn_stop(&s);
+}
+
+/*
+ * The posted buffers run out while a packet is held: it is kept by the
+ * device, and delivered whole once the driver has posted more; nothing
+ * was consumed in between
+ */
+static void test_direct_refill(void)
+{
+    DnState s;
+    unsigned i;
+
+    gro_start(&s, DMNIC_GRO_CTRL_HW, NULL);
+    dn_wr(&s, DMNIC_REG_GRO_CTRL, 0);
+    for (i = 0; i < 30; i++) {
+        send_flow_seg(&s, 2000 + i, 0, 4000, 0);
+    }
+    dn_wr(&s, DMNIC_REG_GRO_CTRL, DMNIC_GRO_CTRL_HW);
+    /* 2 buffers left: the third segment does not fit */
+    for (i = 0; i < 3; i++) {
+        send_flow_seg(&s, 1500, i, 3000, 0);
+    }
+    g_assert_cmpuint(dn_cpl_pending(&s, 0), ==, 30);
+    g_assert_cmpuint(dn_qrd(&s, 0, DMNIC_Q_PBR + DMNIC_RING_DEV), ==, 30);
+    dn_post_bufs(&s, 0, 0, 8, DN_PBUF_LEN);
+    send_flow_seg(&s, 1500, 3, 3000, TH_PSH);
+    g_assert_cmpuint(dn_cpl_pending(&s, 0), ==, 33);
+    for (i = 0; i < 30; i++) {
+        expect_flow_pkt(&s, 2000 + i, 1, 0, 4000);
+    }
+    expect_flow_pkt(&s, 1500, 4, 0, 12000);
+    g_assert_cmpuint(dn_qstat(&s, 0, DMNIC_Q_RX_DROP_NOBUF), ==, 0);
+    dn_stop(&s);
+}
+
+/*
+ * A held packet whose delivery is not split after all (HDS turned off
+ * meanwhile) is placed unsplit: its headers, then its payload
+ */
+static void test_direct_unsplit(void)
+{
+    DnState s;
+    Rx r;
+    unsigned i;
+    size_t k;
+
+    gro_start(&s, DMNIC_GRO_CTRL_HW, NULL);
+    for (i = 0; i < 3; i++) {
+        send_flow_seg(&s, 1500, i, 3000, 0);
+    }
+    dn_qwr(&s, 0, DMNIC_Q_CTRL, DMNIC_Q_CTRL_RX_ENABLE);
+    send_flow_seg(&s, 1500, 3, 3000, TH_PSH);
+    rx_one(&s, &r);
+    g_assert_false(r.first.flags & DMNIC_RXC_F_SPLIT);
+    g_assert_true(r.first.flags & DMNIC_RXC_F_GRO);
+    g_assert_cmpuint(r.segs, ==, 4);
+    g_assert_cmpuint(r.hdr_len, ==, DN_HBUF_LEN);
+    g_assert_cmpuint(r.hdr_len + r.pay_len, ==, 54 + 12000);
+    for (k = 54; k < r.hdr_len + r.pay_len; k++) {
+        uint8_t b = k < r.hdr_len ? r.hdr[k] : r.pay[k - r.hdr_len];
+
+        g_assert_cmpuint(b, ==, (uint8_t)(k - 54));
+    }
+    g_free(r.pay);
+    g_assert_cmpuint(dn_qstat(&s, 0, DMNIC_Q_RX_HDR_TOO_BIG), ==, 0);
+    dn_stop(&s);
+}
+
+/*
+ * A DMA write of held payload, or the read that brings it back, fails:
+ * the queue goes into error then, the contexts are lost, nothing is
+ * completed or consumed, and the device writes no more
+ */
+static void test_direct_dma_error(const void *opaque)
+{
+    bool rd = GPOINTER_TO_INT(opaque);
+    g_autofree char *log = g_strdup_printf("%s/dmnic-gro-%d.log",
+                                           g_get_tmp_dir(), getpid());
+    g_autofree char *extra = g_strdup_printf(" -d guest_errors -D %s", log);
+    unsigned n = rd ? 31 : 0, i;
+    DnState s;
+
+    gro_start(&s, DMNIC_GRO_CTRL_HW, extra);
+    s.log = g_strdup(log);
+    /* read: one payload buffer left, so that the payload comes back */
+    dn_wr(&s, DMNIC_REG_GRO_CTRL, 0);
+    for (i = 0; i < n; i++) {
+        send_flow_seg(&s, 2000 + i, 0, 4000, 0);
+    }
+    dn_wr(&s, DMNIC_REG_GRO_CTRL, DMNIC_GRO_CTRL_HW);
+    send_flow_seg(&s, 1500, 0, 3000, 0);
+    dl_qom_set_str(s.qts, NIC_QOM, rd ? "x-fault-dma-read" :
+                   "x-fault-dma-write", "0:1");
+    send_flow_seg(&s, 1500, 1, 3000, 0);
+    /* at 3000 in the first buffer; read: the buffers to read back */
+    dn_expect_log(&s, rd ? "queue 0 rx error 5: pbr descriptor read" :
+                  "queue 0 rx error 5: write of 1096 bytes");
+    g_assert_cmpuint(dn_cpl_pending(&s, 0), ==, n);
+    g_assert_cmpuint(dn_qrd(&s, 0, DMNIC_Q_PBR + DMNIC_RING_DEV), ==, n);
+    g_assert_cmpuint(dn_qrd(&s, 0, DMNIC_Q_HBR + DMNIC_RING_DEV), ==, n);
+    g_assert_cmpuint(dn_qstat(&s, 0, DMNIC_Q_RX_PACKETS), ==, n);
+    send_flow_seg(&s, 1500, 2, 3000, TH_PSH);
+    step_timeout(&s);
+    g_assert_cmpuint(dn_cpl_pending(&s, 0), ==, n);
+    g_assert_cmpuint(dn_qstat(&s, 0, DMNIC_Q_RX_DROP_DISABLED), ==, 1);
+    dn_expect_qerr(&s, 0, false, DMNIC_QERR_DMA);
+    dn_stop(&s);
+}
+
 /*
  * One TCP flow of consecutive segments, the last with PSH, read back and
  * checked: with GRO in 64 KiB packets.  DEVMEM_LAB_GRO_STREAM=
@@ -1027,6 +1212,13 @@ int main(int argc, char **argv)
     qtest_add_func("/devmem-nic-gro/flush-events", test_flush_events);
     qtest_add_func("/devmem-nic-gro/nobuf", test_nobuf);
     qtest_add_func("/devmem-nic-gro/contexts", test_contexts);
+    qtest_add_func("/devmem-nic-gro/direct/evict", test_direct_evict);
+    qtest_add_func("/devmem-nic-gro/direct/refill", test_direct_refill);
+    qtest_add_func("/devmem-nic-gro/direct/unsplit", test_direct_unsplit);
+    qtest_add_data_func("/devmem-nic-gro/direct/dma-write-error",
+                        GINT_TO_POINTER(0), test_direct_dma_error);
+    qtest_add_data_func("/devmem-nic-gro/direct/dma-read-error",
+                        GINT_TO_POINTER(1), test_direct_dma_error);
     qtest_add_func("/devmem-nic-gro/rx-stream", test_rx_stream);
     qtest_add_func("/devmem-nic-gro/migration", test_migration);
     return g_test_run();

@@ -248,6 +248,7 @@ typedef struct DmnicPkt {
     int rule;
     const DmnicGroOut *gro; /* a coalesced packet (devmem-nic-gro.c) */
     bool no_l4_csum;        /* the L4 checksum is known (GRO): skip it */
+    size_t placed;          /* GRO: payload bytes already at head of PBR */
 } DmnicPkt;
 
 /*
@@ -825,7 +826,11 @@ fail:
     return false;
 }
 
-static void dmnic_rx_deliver(DevmemNicCore *core, unsigned qi,
+/*
+ * false only for a packet whose payload is placed (p->placed) and which is
+ * not split: nothing was done
+ */
+static bool dmnic_rx_deliver(DevmemNicCore *core, unsigned qi,
                              const uint8_t *buf, DmnicPkt *p)
 {
     DmnicQueue *q = &core->q[qi];
@@ -843,16 +848,19 @@ static void dmnic_rx_deliver(DevmemNicCore *core, unsigned qi,
         goto nobuf;
     }
     if (!dmnic_read_rxd(core, qi, DMNIC_RING_HBR, hbr->dev, &hb)) {
-        return;
+        return true;
     }
 
     if ((q->ctrl & DMNIC_Q_CTRL_HDS_ENABLE) && p->l4 && p->pay_len &&
         p->pay_len >= q->hds_thresh) {
         if (p->hdr_len <= hb.len) {
             split = true;
-        } else {
+        } else if (!p->placed) {
             q->stats[DMNIC_QS_RX_HDR_TOO_BIG]++;
         }
+    }
+    if (p->placed && !split) {
+        return false;
     }
     if (split) {
         hcopy = p->hdr_len;
@@ -864,6 +872,14 @@ static void dmnic_rx_deliver(DevmemNicCore *core, unsigned qi,
         plen = p->len - hcopy;
     }
     pkt_len = hcopy + plen;
+    assert(p->placed <= plen);
+    if (plen && !p->placed && core->gro_q && core->gro_q[qi].direct >= 0) {
+        /* a held GRO packet's payload leaves the buffers this one takes */
+        devmem_nic_gro_evict(core, qi);
+        if (!dmnic_rx_running(q)) {
+            return true;
+        }
+    }
 
     /* reserve payload buffers */
     posted = dmnic_ring_posted(pbr);
@@ -880,7 +896,7 @@ static void dmnic_rx_deliver(DevmemNicCore *core, unsigned qi,
         b = &pbufs[npay];
         if (!dmnic_read_rxd(core, qi, DMNIC_RING_PBR,
                             (pbr->dev + npay) & (pbr->size - 1), b)) {
-            return;
+            return true;
         }
         b->used = MIN(left, b->len);
         left -= b->used;
@@ -891,15 +907,19 @@ static void dmnic_rx_deliver(DevmemNicCore *core, unsigned qi,
         goto nobuf;
     }
 
-    /* data */
+    /* data; the first p->placed payload bytes are there already */
     if (!dmnic_rx_dma_write(core, qi, hb.addr, buf, hcopy)) {
-        return;
+        return true;
     }
-    for (i = 0; i < npay; i++) {
-        if (!dmnic_rx_dma_write(core, qi, pbufs[i].addr, buf + poff,
-                                pbufs[i].used)) {
-            return;
+    for (i = 0, left = p->placed; i < npay; i++) {
+        size_t skip = MIN(left, pbufs[i].used);
+
+        if (skip < pbufs[i].used &&
+            !dmnic_rx_dma_write(core, qi, pbufs[i].addr + skip,
+                                buf + poff + skip, pbufs[i].used - skip)) {
+            return true;
         }
+        left -= skip;
         poff += pbufs[i].used;
     }
 
@@ -937,7 +957,7 @@ static void dmnic_rx_deliver(DevmemNicCore *core, unsigned qi,
         stl_le_p(c + DMNIC_RXC_FLAGS, flags);
         if (!dmnic_write_cpl(core, qi, false, rxc, c, DMNIC_RXC_SIZE,
                              q->rx_gen)) {
-            return;
+            return true;
         }
     }
 
@@ -957,11 +977,12 @@ static void dmnic_rx_deliver(DevmemNicCore *core, unsigned qi,
     }
     trace_devmem_nic_rx_packet(qi, pkt_len, hcopy, npay, split, p->flags);
     dmnic_queue_event(core, qi, DMNIC_Q_INT_RX);
-    return;
+    return true;
 
 nobuf:
     q->stats[DMNIC_QS_RX_DROP_NOBUF]++;
     trace_devmem_nic_rx_nobuf(qi, p->len);
+    return true;
 }
 
 ssize_t devmem_nic_core_receive(DevmemNicCore *core, const uint8_t *buf,
@@ -1028,7 +1049,7 @@ bool devmem_nic_core_rx_running(DevmemNicCore *core, unsigned qi)
  * GRO (devmem-nic-gro.c): place a held frame, or a coalesced packet @o
  * whose header fields are those of its first segment (spec: Delivery)
  */
-void devmem_nic_core_rx_place(DevmemNicCore *core, unsigned qi,
+bool devmem_nic_core_rx_place(DevmemNicCore *core, unsigned qi,
                               const uint8_t *buf, size_t size,
                               const DmnicRxSteer *st, const DmnicGroOut *o)
 {
@@ -1039,7 +1060,10 @@ void devmem_nic_core_rx_place(DevmemNicCore *core, unsigned qi,
     p.hash = st->hash;
     p.rss_type = st->rss_type;
     p.rule = st->rule;
-    if (o) {
+    if (o && o->segs < 2) {
+        /* one segment, payload placed: checksum checked on arrival */
+        p.flags |= o->csum_flags;
+    } else if (o) {
         /* every segment's checksum was right; the header's is the first */
         p.flags &= ~(DMNIC_RXC_F_L4_CSUM_BAD | DMNIC_RXC_F_UDP);
         p.flags |= DMNIC_RXC_F_TCP | DMNIC_RXC_F_L4_CSUM_OK | o->flags;
@@ -1049,7 +1073,77 @@ void devmem_nic_core_rx_place(DevmemNicCore *core, unsigned qi,
         p.pay_len = size - o->hdr_len;
         p.gro = o;
     }
-    dmnic_rx_deliver(core, qi, buf, &p);
+    p.placed = o ? o->placed : 0;
+    return dmnic_rx_deliver(core, qi, buf, &p);
+}
+
+int devmem_nic_core_rx_put(DevmemNicCore *core, unsigned qi,
+                           DmnicRxCursor *cur, const uint8_t *data,
+                           size_t len, bool whole)
+{
+    DmnicRing *pbr = &core->q[qi].ring[DMNIC_RING_PBR];
+
+    /* each pass writes at least one byte, or takes a buffer */
+    while (len) {
+        size_t n;
+
+        if (cur->off == cur->len) {
+            DmnicRxBuf b;
+
+            if (cur->nbuf >= dmnic_ring_posted(pbr)) {
+                return -ENOSPC;
+            }
+            if (!dmnic_read_rxd(core, qi, DMNIC_RING_PBR,
+                                (pbr->dev + cur->nbuf) & (pbr->size - 1),
+                                &b)) {
+                return -EIO;
+            }
+            cur->nbuf++;
+            cur->addr = b.addr;
+            cur->len = b.len;
+            cur->off = 0;
+        }
+        n = MIN(len, cur->len - cur->off);
+        if (whole && n < cur->len - cur->off) {
+            break;
+        }
+        if (!dmnic_rx_dma_write(core, qi, cur->addr + cur->off, data, n)) {
+            return -EIO;
+        }
+        cur->off += n;
+        cur->placed += n;
+        data += n;
+        len -= n;
+    }
+    return 0;
+}
+
+bool devmem_nic_core_rx_get(DevmemNicCore *core, unsigned qi, uint8_t *dst,
+                            size_t len)
+{
+    DmnicRing *pbr = &core->q[qi].ring[DMNIC_RING_PBR];
+    uint32_t i;
+
+    /* each pass reads at least one byte (RXD_LEN >= 1) */
+    for (i = 0; len; i++) {
+        DmnicRxBuf b;
+        size_t n;
+
+        if (!dmnic_read_rxd(core, qi, DMNIC_RING_PBR,
+                            (pbr->dev + i) & (pbr->size - 1), &b)) {
+            return false;
+        }
+        n = MIN(len, b.len);
+        if (!dmnic_dma_read(core, qi, b.addr, dst, n)) {
+            dmnic_queue_error(core, qi, false, DMNIC_QERR_DMA,
+                              "read back of %zu bytes at 0x%" PRIx64
+                              " failed", n, b.addr);
+            return false;
+        }
+        dst += n;
+        len -= n;
+    }
+    return true;
 }
 
 /* ------------------------------------------------------------------ */

@@ -104,6 +104,19 @@ typedef struct DmnicGroIp {
     uint8_t ver;            /* 4 or 6 */
 } DmnicGroIp;
 
+/*
+ * Where a held GRO packet's payload goes: the payload buffers at the head
+ * of PBR, filled in ring order, which stay posted until the packet is
+ * delivered (spec: Delivery)
+ */
+typedef struct DmnicRxCursor {
+    uint32_t nbuf;          /* buffers written, the current one included */
+    uint32_t off;           /* bytes in the current buffer */
+    uint32_t len;           /* its RXD_LEN */
+    uint64_t addr;          /* its RXD_ADDR */
+    uint32_t placed;        /* payload bytes written */
+} DmnicRxCursor;
+
 /* A coalescing context: the packet under construction (spec: Contexts) */
 typedef struct DmnicGroCtx {
     bool used;
@@ -123,7 +136,10 @@ typedef struct DmnicGroCtx {
     int32_t hnext;          /* hash chain; the free list when unused */
     int32_t lprev, lnext;   /* open order, oldest first */
     uint32_t cap;           /* size of buf */
-    uint8_t *buf;           /* headers + payload */
+    uint8_t *buf;           /* headers + payload (direct: headers only) */
+    bool direct;            /* the payload is in the posted buffers (cur) */
+    uint32_t pflags;        /* core parse flags of the first segment */
+    DmnicRxCursor cur;
 } DmnicGroCtx;
 
 #define DMNIC_GRO_HASH      256     /* hash chains per queue */
@@ -133,6 +149,7 @@ typedef struct DmnicGroQueue {
     int32_t bucket[DMNIC_GRO_HASH];
     int32_t lru_head, lru_tail;
     int32_t free;
+    int32_t direct;         /* the context whose payload is placed, or -1 */
     int64_t idle;           /* last frame + GRO_TIMEOUT, ns */
 } DmnicGroQueue;
 
@@ -217,6 +234,8 @@ typedef struct DmnicGroOut {
     uint16_t l4_off;
     uint16_t hdr_len;
     uint64_t wire_bytes;
+    uint32_t placed;        /* payload bytes already at the head of PBR */
+    uint32_t csum_flags;    /* segs 1: the L4 checksum flags on arrival */
 } DmnicGroOut;
 
 void devmem_nic_gro_realize(DevmemNicCore *core);
@@ -232,10 +251,26 @@ void devmem_nic_gro_discard(DevmemNicCore *core, int qi);
 void devmem_nic_gro_write_ctrl(DevmemNicCore *core, uint32_t val);
 void devmem_nic_gro_write_timeout(DevmemNicCore *core, uint32_t val);
 void devmem_nic_gro_write_max_age(DevmemNicCore *core, uint32_t val);
-/* core: place a packet built by GRO (@o NULL: as an ordinary frame) */
-void devmem_nic_core_rx_place(DevmemNicCore *core, unsigned qi,
+/* a held packet's payload must leave the posted buffers (read it back) */
+void devmem_nic_gro_evict(DevmemNicCore *core, unsigned qi);
+/*
+ * core: place a packet built by GRO (@o NULL: as an ordinary frame; segs
+ * 1: one segment).  false: nothing done, @o->placed is set and the packet
+ * is not split: place it again with the payload in @buf.
+ */
+bool devmem_nic_core_rx_place(DevmemNicCore *core, unsigned qi,
                               const uint8_t *buf, size_t size,
                               const DmnicRxSteer *st, const DmnicGroOut *o);
+/*
+ * Write payload at @cur (@whole: only what fills buffers to their end):
+ * 0, -ENOSPC (too few posted buffers), -EIO (the queue is in error)
+ */
+int devmem_nic_core_rx_put(DevmemNicCore *core, unsigned qi,
+                           DmnicRxCursor *cur, const uint8_t *data,
+                           size_t len, bool whole);
+/* read back @len placed payload bytes; false: the queue is in error */
+bool devmem_nic_core_rx_get(DevmemNicCore *core, unsigned qi, uint8_t *dst,
+                            size_t len);
 bool devmem_nic_core_rx_running(DevmemNicCore *core, unsigned qi);
 
 extern const VMStateDescription vmstate_devmem_nic_core;

@@ -31,6 +31,12 @@
 /* segment data the device holds across all contexts (spec) */
 #define DMNIC_GRO_MEM_MAX       (64 * 1024 * 1024)
 #define DMNIC_GRO_HDR_MAX       1024
+/*
+ * Direct placement: a segment with at least this much payload goes straight
+ * to the payload buffers; smaller ones are gathered in the context's buffer
+ * and written a whole payload buffer at a time (one DMA per buffer)
+ */
+#define DMNIC_GRO_DIRECT_MIN    2048
 #define DMNIC_GRO_IP_MAX        65535
 #define DMNIC_GRO_PAD_FRAME     60      /* ETH_ZLEN: padding allowed */
 #define DMNIC_GRO_MAX_EXT       8
@@ -335,6 +341,7 @@ static void dmnic_gro_q_init(DevmemNicCore *core, unsigned qi)
     }
     gq->lru_head = gq->lru_tail = -1;
     gq->free = 0;
+    gq->direct = -1;
     for (i = 0; i < DMNIC_GRO_NUM_CTX; i++) {
         DmnicGroCtx *c = dmnic_gro_ctx(core, qi, i);
 
@@ -428,9 +435,58 @@ static void dmnic_gro_unlink(DevmemNicCore *core, unsigned qi, int idx)
     } else {
         gq->lru_tail = c->lprev;
     }
+    if (gq->direct == idx) {
+        gq->direct = -1;
+    }
     c->used = false;
     c->hnext = gq->free;
     gq->free = idx;
+}
+
+/*
+ * Direct placement (spec: Delivery): one context of a queue at a time, the
+ * direct one, writes its payload into the posted payload buffers at the
+ * head of PBR, where a split delivery leaves it: payload bytes [0,
+ * cur.placed) are there, the rest in its buffer.  Only a context whose
+ * first segment is split as it stands (the queue's HDS settings, no
+ * tunnel, no padding) starts so.
+ */
+static bool dmnic_gro_can_place(DevmemNicCore *core, unsigned qi,
+                                const DmnicGroSeg *s)
+{
+    DmnicQueue *q = &core->q[qi];
+
+    return dmnic_gro_q(core, qi)->direct < 0 && s->nip == 1 &&
+           s->size == s->end && (q->ctrl & DMNIC_Q_CTRL_HDS_ENABLE) &&
+           s->len >= q->hds_thresh;
+}
+
+/*
+ * The payload context @c placed so far (@len bytes) back into its buffer:
+ * the posted buffers are needed by another packet, ran out, or the packet
+ * is not split after all.  false: the queue is in error (@c is gone).
+ */
+static bool dmnic_gro_unplace(DevmemNicCore *core, unsigned qi,
+                              DmnicGroCtx *c, uint32_t len)
+{
+    /* it is the queue's direct context, or was (delivered: unlinked) */
+    dmnic_gro_q(core, qi)->direct = -1;
+    c->direct = false;
+    trace_devmem_nic_gro_unplace(qi, len);
+    return devmem_nic_core_rx_get(core, qi, c->buf + c->hdr_len, len);
+}
+
+void devmem_nic_gro_evict(DevmemNicCore *core, unsigned qi)
+{
+    DmnicGroQueue *gq;
+    DmnicGroCtx *c;
+
+    if (!core->gro || dmnic_gro_q(core, qi)->direct < 0) {
+        return;
+    }
+    gq = dmnic_gro_q(core, qi);
+    c = dmnic_gro_ctx(core, qi, gq->direct);
+    dmnic_gro_unplace(core, qi, c, c->cur.placed);
 }
 
 static void dmnic_gro_timer_arm(DevmemNicCore *core, int64_t deadline)
@@ -475,6 +531,18 @@ static void dmnic_gro_deliver(DevmemNicCore *core, unsigned qi, int idx,
         return;
     }
     if (c->nsegs == 1) {
+        if (c->direct && c->cur.placed) {
+            o.segs = 1;
+            o.placed = c->cur.placed;
+            o.csum_flags = c->pflags & (DMNIC_RXC_F_L4_CSUM_OK |
+                                        DMNIC_RXC_F_L4_CSUM_BAD);
+            if (devmem_nic_core_rx_place(core, qi, c->buf, c->first_len,
+                                         &c->st, &o) ||
+                !dmnic_gro_unplace(core, qi, c, c->cur.placed)) {
+                dmnic_gro_trim(core, c);
+                return;
+            }
+        }
         devmem_nic_core_rx_place(core, qi, c->buf, c->first_len, &c->st,
                                  NULL);
         dmnic_gro_trim(core, c);
@@ -493,6 +561,16 @@ static void dmnic_gro_deliver(DevmemNicCore *core, unsigned qi, int idx,
     o.l4_off = c->l4_off;
     o.hdr_len = c->hdr_len;
     o.wire_bytes = c->wire_bytes;
+    if (c->direct && c->cur.placed) {
+        o.placed = c->cur.placed;
+        if (devmem_nic_core_rx_place(core, qi, c->buf,
+                                     c->hdr_len + c->pay_len, &c->st, &o) ||
+            !dmnic_gro_unplace(core, qi, c, c->cur.placed)) {
+            dmnic_gro_trim(core, c);
+            return;
+        }
+        o.placed = 0;
+    }
     devmem_nic_core_rx_place(core, qi, c->buf, c->hdr_len + c->pay_len,
                              &c->st, &o);
     dmnic_gro_trim(core, c);
@@ -501,7 +579,7 @@ static void dmnic_gro_deliver(DevmemNicCore *core, unsigned qi, int idx,
 /* A free context for @s (the oldest one ends if none is): -1 if none */
 static int dmnic_gro_open(DevmemNicCore *core, unsigned qi,
                           const DmnicGroSeg *s, uint32_t hash,
-                          const DmnicRxSteer *st)
+                          const DmnicRxSteer *st, uint32_t pflags)
 {
     DmnicGroQueue *gq = dmnic_gro_q(core, qi);
     DmnicGroCtx *c;
@@ -520,7 +598,6 @@ static int dmnic_gro_open(DevmemNicCore *core, unsigned qi,
         return -1;          /* device memory full: no context */
     }
     gq->free = c->hnext;
-    memcpy(c->buf, s->buf, s->size);
     c->used = true;
     c->hash = hash;
     c->hnext = gq->bucket[hash % DMNIC_GRO_HASH];
@@ -548,16 +625,69 @@ static int dmnic_gro_open(DevmemNicCore *core, unsigned qi,
                   (int64_t)core->gro_max_age * SCALE_US;
     dmnic_gro_timer_arm(core, MIN(c->deadline, gq->idle));
     trace_devmem_nic_gro_open(qi, idx, s->len);
+    c->pflags = pflags;
+    memset(&c->cur, 0, sizeof(c->cur));
+    c->direct = dmnic_gro_can_place(core, qi, s);
+    if (c->direct) {
+        gq->direct = idx;
+    }
+    if (c->direct && s->len >= DMNIC_GRO_DIRECT_MIN) {
+        int r = devmem_nic_core_rx_put(core, qi, &c->cur, s->buf + s->hdr_len,
+                                       s->len, false);
+
+        if (r == -EIO) {
+            return -1;          /* queue error: the context is gone */
+        }
+        if (!r) {
+            memcpy(c->buf, s->buf, s->hdr_len);
+            return idx;
+        }
+        /* too few buffers posted: gathered, like a small segment */
+        memset(&c->cur, 0, sizeof(c->cur));
+    }
+    memcpy(c->buf, s->buf, s->size);
     return idx;
 }
 
-static void dmnic_gro_merge(DevmemNicCore *core, DmnicGroCtx *c,
+/* false: the queue went into error, @c is gone */
+static bool dmnic_gro_merge(DevmemNicCore *core, unsigned qi, DmnicGroCtx *c,
                             const DmnicGroSeg *s)
 {
     uint8_t *th1 = c->buf + c->l4_off;
     const uint8_t *th = s->buf + s->l4_off;
+    uint8_t *pay = c->buf + c->hdr_len;
+    bool copied = false;
+    int r = 0;
 
-    memcpy(c->buf + c->hdr_len + c->pay_len, s->buf + s->hdr_len, s->len);
+    if (c->direct && c->cur.placed == c->pay_len &&
+        s->len >= DMNIC_GRO_DIRECT_MIN) {
+        r = devmem_nic_core_rx_put(core, qi, &c->cur, s->buf + s->hdr_len,
+                                   s->len, false);
+    } else {
+        uint32_t pend = c->pay_len + s->len - c->cur.placed;
+
+        memcpy(pay + c->pay_len, s->buf + s->hdr_len, s->len);
+        copied = true;
+        /* enough gathered to fill the current (or, none: a new) buffer */
+        if (c->direct && pend >= (c->cur.off < c->cur.len ?
+                                  c->cur.len - c->cur.off :
+                                  DMNIC_GRO_DIRECT_MIN)) {
+            r = devmem_nic_core_rx_put(core, qi, &c->cur,
+                                       pay + c->cur.placed, pend, true);
+        }
+    }
+    if (r == -EIO) {
+        return false;
+    }
+    if (r == -ENOSPC) {
+        /* out of posted buffers: the payload comes back to the context */
+        if (!dmnic_gro_unplace(core, qi, c, c->cur.placed)) {
+            return false;
+        }
+        if (!copied) {
+            memcpy(pay + c->pay_len, s->buf + s->hdr_len, s->len);
+        }
+    }
     c->pay_len += s->len;
     c->nsegs++;
     c->wire_bytes += s->end;
@@ -566,6 +696,7 @@ static void dmnic_gro_merge(DevmemNicCore *core, DmnicGroCtx *c,
         memcpy(th1 + 8, th + 8, 4);         /* ack */
         memcpy(th1 + 14, th + 14, 2);       /* window */
     }
+    return true;
 }
 
 bool devmem_nic_gro_receive(DevmemNicCore *core, unsigned qi,
@@ -611,7 +742,9 @@ bool devmem_nic_gro_receive(DevmemNicCore *core, unsigned qi,
             why = "memory";
         }
         if (!why) {
-            dmnic_gro_merge(core, c, &s);
+            if (!dmnic_gro_merge(core, qi, c, &s)) {
+                return true;    /* lost with the queue's contexts */
+            }
             m = c->mss;
         }
     }
@@ -632,7 +765,7 @@ bool devmem_nic_gro_receive(DevmemNicCore *core, unsigned qi,
     if (final || !devmem_nic_core_rx_running(core, qi)) {
         return false;
     }
-    return dmnic_gro_open(core, qi, &s, hash, st) >= 0;
+    return dmnic_gro_open(core, qi, &s, hash, st, pflags) >= 0;
 }
 
 /* Deliver or drop the contexts of one queue, oldest first */
