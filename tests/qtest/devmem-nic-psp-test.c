@@ -607,7 +607,7 @@ static void expect_tx_error(DnState *s, const uint8_t *f, size_t len, int sa,
     g_assert_cmpuint(dn_qrd(s, TXQ, DMNIC_Q_TXC + DMNIC_RING_DEV), ==,
                      head + 1);
     dn_read_txc(s, TXQ, head, &t);
-    g_assert_cmpuint(t.status, ==, DMNIC_TXC_S_OK);
+    g_assert_cmpuint(t.status, ==, DMNIC_TXC_S_PSP_ERROR);
     g_assert_cmphex(dn_qrd(s, TXQ, DMNIC_Q_STATUS) &
                     DMNIC_Q_STATUS_TX_ERROR, ==, 0);
 }
