@@ -111,6 +111,16 @@ def read_cost_gro(path):
     return cost
 
 
+def read_cost_psp(path):
+    """{size: {dir: {version: per frame}}}: PSP and the plain path (bench's psp rows)."""
+    cost = {}
+    if os.path.exists(path):
+        for line in open(path):
+            size, ver, d, frames, ir = line.rstrip('\n').split('\t')[:5]
+            cost.setdefault(size, {}).setdefault(d, {})[ver] = round(int(ir) / int(frames))
+    return cost
+
+
 def read_cost(path):
     cost = {}
     if os.path.exists(path):
@@ -145,6 +155,7 @@ def main():
         'net': read_net(os.path.join(out, 'net.txt'), monitor),
         'cost': read_cost(os.path.join(out, 'cost.tsv')),
         'cost_gro': read_cost_gro(os.path.join(out, 'cost-gro.tsv')),
+        'cost_psp': read_cost_psp(os.path.join(out, 'cost-psp.tsv')),
     }
     net = res['net']
     base = {f: float(net[f'tcp-virtio-{f}']['gbps']) for f in ('1', '4')
@@ -240,6 +251,29 @@ def main():
             off, on = c.get('0', 0), c.get('1', 0)
             ratio = f'{on / off:.2f}' if off else '-'
             L.append(f'  {size:>13} {off:>9} {on:>8} {ratio:>8}')
+    if res.get('cost_psp'):
+        L.append('')
+        L.append('devmem-nic model, a TCP stream device A -> B: host instructions per frame of '
+                 "A's TX (dmnic_tx_bh) and B's RX (devmem_nic_core_receive), plain / PSP")
+        L.append('  payload bytes  dir     plain   PSP v0 (GCM-128)   PSP v1 (GCM-256)')
+        for size, c in res['cost_psp'].items():
+            for d in ('rx', 'tx'):
+                v = c.get(d, {})
+                pl = v.get('plain', 0)
+
+                def cell(x):
+                    return f'{x} ({x / pl:.1f}x)' if x and pl else str(x or '-')
+                L.append(f'  {size:>13}  {d:<3} {pl:>9} {cell(v.get("0")):>18} {cell(v.get("1")):>18}')
+    for d in ('rx', 'tx'):
+        ratios = []
+        for name, kv in net.items():
+            m = re.match(rf'psp-{d}-0-(r\d+)$', name)
+            pl = net.get(f'psp-{d}--1-{m.group(1)}', {}) if m else {}
+            if m and 'gbps' in kv and 'gbps' in pl and float(pl['gbps']) > 0:
+                ratios.append(float(kv['gbps']) / float(pl['gbps']))
+        if ratios:
+            L.append(f'  devmem {d.upper()} over PSP v0 / without PSP: {statistics.median(ratios):.2f} '
+                     f'(median of the per-round ratios {", ".join(f"{r:.2f}" for r in ratios)})')
     txt = '\n'.join(L) + '\n'
     open(os.path.join(out, 'bench.txt'), 'w').write(txt)
     print(txt, end='')

@@ -1280,18 +1280,21 @@ static void dmnic_psp_send(void *opaque, uint8_t *buf, size_t len)
     dmnic_tx_send(opaque, buf, len);
 }
 
-/* PSP (devmem-nic-psp.c): encrypts, segments and sends the gathered frame */
-static void dmnic_psp_tx(DevmemNicCore *core, unsigned qi, const DmnicTxd *d0,
+/*
+ * PSP (devmem-nic-psp.c): encrypts, segments and sends the gathered frame;
+ * false if it broke a PSP rule (nothing sent, counted in G_PSP_TX_ERROR)
+ */
+static bool dmnic_psp_tx(DevmemNicCore *core, unsigned qi, const DmnicTxd *d0,
                          size_t len, uint32_t *nseg, uint64_t *wire)
 {
     DmnicPkt p;
 
     dmnic_parse(&p, core->tx_buf, len, true);
-    devmem_nic_psp_tx(&core->psp, qi, core->tx_buf, len,
-                      p.l4 == IP_PROTO_UDP ? p.l3 : 0, p.l3_off, p.l4_off,
-                      p.ip_end, d0->psp_sa,
-                      d0->flags & DMNIC_TXD_F_TSO, d0->mss,
-                      dmnic_psp_send, core, nseg, wire);
+    return devmem_nic_psp_tx(&core->psp, qi, core->tx_buf, len,
+                             p.l4 == IP_PROTO_UDP ? p.l3 : 0, p.l3_off,
+                             p.l4_off, p.ip_end, d0->psp_sa,
+                             d0->flags & DMNIC_TXD_F_TSO, d0->mss,
+                             dmnic_psp_send, core, nseg, wire);
 }
 
 #define DMNIC_TXD_F_DEFINED (DMNIC_TXD_F_EOP | DMNIC_TXD_F_CSUM | \
@@ -1437,7 +1440,9 @@ static bool dmnic_tx_process(DevmemNicCore *core, unsigned qi, int budget)
             nseg = 1;
             wire = len;
             if (link && (d[0].psp_flags & DMNIC_TXD_PSP_F_EN)) {
-                dmnic_psp_tx(core, qi, &d[0], len, &nseg, &wire);
+                if (!dmnic_psp_tx(core, qi, &d[0], len, &nseg, &wire)) {
+                    status = DMNIC_TXC_S_PSP_ERROR;
+                }
             } else if (link) {
                 dmnic_tx_send(core, core->tx_buf, len);
             }

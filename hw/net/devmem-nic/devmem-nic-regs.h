@@ -383,6 +383,7 @@
 #define DMNIC_TXC_STATUS            0x08    /* le32 0 = sent */
 #define DMNIC_TXC_S_OK              0
 #define DMNIC_TXC_S_LINK_DOWN       1       /* dropped: link down */
+#define DMNIC_TXC_S_PSP_ERROR       2       /* dropped: a PSP TX error */
 #define DMNIC_TXC_FLAGS             0x0c    /* le32, written last */
 #define DMNIC_TXC_F_GEN             (1u << 31)
 

@@ -139,8 +139,13 @@ static void dmnic_test_tx_cmpl_matches(struct kunit *test)
 
 	KUNIT_EXPECT_TRUE(test, dmnic_tx_cmpl_matches(&c, 17, 3, &first));
 	KUNIT_EXPECT_TRUE(test, dmnic_tx_cmpl_matches(&c, 17, 100, &first));
-	/* the status does not matter: a link-down packet was still queued */
+	/*
+	 * the status does not matter: a link-down or PSP-error packet was
+	 * still queued
+	 */
 	c.status = cpu_to_le32(DMNIC_TXC_S_LINK_DOWN);
+	KUNIT_EXPECT_TRUE(test, dmnic_tx_cmpl_matches(&c, 17, 3, &first));
+	c.status = cpu_to_le32(DMNIC_TXC_S_PSP_ERROR);
 	KUNIT_EXPECT_TRUE(test, dmnic_tx_cmpl_matches(&c, 17, 3, &first));
 
 	/* corrupted length, as the fault knob makes it, or any other one */
