@@ -58,6 +58,19 @@ t "parallel: a run with a lost program does not exit 0" \
     bash -c 'FAKE_DIE_ON=drivers/net/hw:d.py prun "$PT/die2" --jobs 2 >/dev/null 2>&1; rc=$?; [ $rc != 0 ] || { echo "exit $rc"; false; }'
 t "parallel: --jobs 0 and --jobs x are usage errors" \
     bash -c '! prun "$PT/u" --jobs 0 >/dev/null 2>&1 && prun "$PT/u" --jobs x >/dev/null 2>&1; [ $? = 2 ]'
+# --host-agent: a QMP socket and an agent per guest (make check-debug's fault scenarios).
+printf '#!/bin/sh\necho "$1 $2" >>"%s/agents.txt"\n' "$PT" >"$PT/fake-agent"
+chmod +x "$PT/fake-agent"
+t "host agent: --qmp with more than one guest is a usage error that names --host-agent" \
+    bash -c 'out=$(prun "$PT/q2" --jobs 2 --qmp /tmp/dl-one.qmp 2>&1 >/dev/null); rc=$?
+        [ $rc = 2 ] && grep -q -- --host-agent <<<"$out" || { echo "exit $rc: $out"; false; }'
+t "host agent: --host-agent gives each guest its own QMP socket and an agent on that guest's log" \
+    bash -c 'rm -f "$PT/agents.txt"; DEVMEM_LAB_QMP_AGENT=$PT/fake-agent prun "$PT/ha" --jobs 2 --host-agent >/dev/null 2>&1
+        for g in 1 2; do
+            s=$(cat "$PT/ha/guest-$g/qmp-arg") || exit 1
+            grep -qx "$s $PT/ha/guest-$g/output.log" "$PT/agents.txt" || { cat "$PT/agents.txt"; exit 1; }
+        done
+        [ "$(sort -u "$PT"/ha/guest-*/qmp-arg | wc -l)" = 2 ] && [ "$(wc -l <"$PT/agents.txt")" = 2 ]'
 # A run-vm that hangs, and (as run-vm does) takes its QEMU (here: sleep 61) down on TERM.
 printf '#!/bin/bash\nsleep 61 & q=$!\ntrap "kill $q; exit 143" TERM\nwait $q\n' >"$PT/hang-run-vm"
 chmod +x "$PT/hang-run-vm"
