@@ -1186,6 +1186,66 @@ static void dmnic_psp_send(void *opaque, uint8_t *buf, size_t len)
     dmnic_tx_send(opaque, buf, len);
 }
 
+/*
+ * UDP segmentation (spec: USO) of the gathered super-frame in core->tx_buf,
+ * cut by devmem-nic-uso.c.  Returns false (queue error raised) if the
+ * frame breaks a rule.
+ */
+static bool dmnic_tx_uso(DevmemNicCore *core, unsigned qi, size_t len,
+                         const DmnicTxd *d0, bool send, uint32_t *nseg,
+                         uint64_t *wire)
+{
+    const uint8_t *buf = core->tx_buf;
+    DmnicSegHdr h;
+    DmnicPkt p;
+    size_t ulen = 0;
+
+    dmnic_parse(&p, buf, len, false);
+    if (p.l4 == IP_PROTO_UDP) {
+        ulen = lduw_be_p(buf + p.l4_off + offsetof(struct udp_header,
+                                                   uh_ulen));
+    }
+    if (p.l4 != IP_PROTO_UDP || (d0->flags & DMNIC_TXD_F_TSO) ||
+        (d0->psp_flags & DMNIC_TXD_PSP_F_EN) ||
+        d0->csum_start != p.l4_off ||
+        d0->csum_offset != offsetof(struct udp_header, uh_sum) ||
+        d0->mss < DMNIC_TSO_MSS_MIN ||
+        p.hdr_len + d0->mss > DMNIC_TSO_MAX_SEG || p.ip_end != len ||
+        ulen != len - p.l4_off) {
+        dmnic_queue_error(core, qi, true, DMNIC_QERR_BAD_DESC,
+                          "USO on a frame that is not plain UDP (l4 %u, "
+                          "flags 0x%x, psp 0x%x, csum_start %u/%zu, "
+                          "csum_offset %u, mss %u, ip end %zu/%zu, "
+                          "udp length %zu)", p.l4, d0->flags, d0->psp_flags,
+                          d0->csum_start, p.l4_off, d0->csum_offset, d0->mss,
+                          p.ip_end, len, ulen);
+        return false;
+    }
+    if (!send) {
+        /* link down: nothing goes on the wire, nothing to segment */
+        *nseg = 1;
+        *wire = len;
+        return true;
+    }
+    h.l3 = p.l3;
+    h.l3_off = p.l3_off;
+    h.l4_off = p.l4_off;
+    h.mss = d0->mss;
+    devmem_nic_uso_segment(buf, len, &h, core->tx_seg, dmnic_psp_send, core,
+                           nseg, wire);
+    return true;
+}
+
+/* A TSO or USO super-frame went out as *@nseg frames of *@wire bytes */
+static void dmnic_count_lso(DmnicQueue *q, size_t len, uint32_t nseg,
+                            uint64_t wire)
+{
+    q->lso_stats[DMNIC_LSO_PACKETS]++;
+    q->lso_stats[DMNIC_LSO_BYTES] += len;
+    q->lso_stats[DMNIC_LSO_WIRE_PACKETS] += nseg;
+    q->lso_stats[DMNIC_LSO_WIRE_BYTES] += wire;
+}
+
 /* PSP (devmem-nic-psp.c): encrypts, segments and sends the gathered frame */
 static void dmnic_psp_tx(DevmemNicCore *core, unsigned qi, const DmnicTxd *d0,
                          size_t len, uint32_t *nseg, uint64_t *wire)
@@ -1201,7 +1261,7 @@ static void dmnic_psp_tx(DevmemNicCore *core, unsigned qi, const DmnicTxd *d0,
 }
 
 #define DMNIC_TXD_F_DEFINED (DMNIC_TXD_F_EOP | DMNIC_TXD_F_CSUM | \
-                             DMNIC_TXD_F_TSO)
+                             DMNIC_TXD_F_TSO | DMNIC_TXD_F_USO)
 #define DMNIC_TXD_RSVD      DMNIC_TXD_PSP_RSVD      /* reserved, 0 */
 
 /* Reserved TXD flags or bytes are ignored; logged once per TX enable */
@@ -1306,7 +1366,14 @@ static bool dmnic_tx_process(DevmemNicCore *core, unsigned qi, int budget)
         if (!link) {
             status = DMNIC_TXC_S_LINK_DOWN;
         }
-        if ((d[0].flags & DMNIC_TXD_F_TSO) &&
+        if (d[0].flags & DMNIC_TXD_F_USO) {
+            if (!dmnic_tx_uso(core, qi, len, &d[0], link, &nseg, &wire)) {
+                return false;
+            }
+            if (link) {
+                dmnic_count_lso(q, len, nseg, wire);
+            }
+        } else if ((d[0].flags & DMNIC_TXD_F_TSO) &&
             !(d[0].psp_flags & DMNIC_TXD_PSP_F_EN)) {
             if (!dmnic_tx_tso(core, qi, len, &d[0], link, &nseg, &wire)) {
                 return false;
@@ -1314,6 +1381,7 @@ static bool dmnic_tx_process(DevmemNicCore *core, unsigned qi, int budget)
             if (link) {
                 /* segmented and sent; a link-down completion is neither */
                 q->stats[DMNIC_QS_TX_TSO]++;
+                dmnic_count_lso(q, len, nseg, wire);
             }
         } else {
             if (len > DMNIC_TX_MAX_FRAME) {
@@ -1586,6 +1654,11 @@ static bool dmnic_queue_read(DevmemNicCore *core, unsigned qi, hwaddr off,
         *val = dmnic_read_counter(q->stats, off - DMNIC_Q_RX_PACKETS);
         return true;
     }
+    if (off >= DMNIC_Q_TX_LSO_PACKETS &&
+        off < DMNIC_Q_TX_LSO_PACKETS + DMNIC_LSO_NUM * 8) {
+        *val = dmnic_read_counter(q->lso_stats, off - DMNIC_Q_TX_LSO_PACKETS);
+        return true;
+    }
     if (off >= DMNIC_Q_HBR && off < DMNIC_Q_HBR + DMNIC_NUM_RINGS * 0x20) {
         DmnicRing *r = &q->ring[(off - DMNIC_Q_HBR) / 0x20];
 
@@ -1707,7 +1780,7 @@ uint64_t devmem_nic_core_read(DevmemNicCore *core, hwaddr addr, unsigned size)
                   DMNIC_CAPS_RSS | DMNIC_CAPS_FLOW_STEER | DMNIC_CAPS_TSO |
                   DMNIC_CAPS_RSS_CTX | DMNIC_CAPS_RSS_HFIELDS |
                   DMNIC_CAPS_HW_GRO | DMNIC_CAPS_LRO |
-                  DMNIC_CAPS_RSS_FLOW_LABEL;
+                  DMNIC_CAPS_RSS_FLOW_LABEL | DMNIC_CAPS_USO;
             val |= devmem_nic_psp_available() ? DMNIC_CAPS_PSP : 0;
             break;
         case DMNIC_REG_CTRL:
@@ -2202,6 +2275,17 @@ static const VMStateDescription vmstate_dmnic_queue_gro = {
     },
 };
 
+/* the segmentation counters of a queue (subsection devmem-nic-core/lso) */
+static const VMStateDescription vmstate_dmnic_queue_lso = {
+    .name = "devmem-nic-queue-lso",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .fields = (const VMStateField[]) {
+        VMSTATE_UINT64_ARRAY(lso_stats, DmnicQueue, DMNIC_LSO_NUM),
+        VMSTATE_END_OF_LIST()
+    },
+};
+
 /* an incoming stream must not make a running ring inconsistent */
 static int dmnic_core_post_load(void *opaque, int version_id)
 {
@@ -2397,6 +2481,32 @@ static const VMStateDescription vmstate_dmnic_gro = {
     },
 };
 
+/* 1.3: sent once a queue segmented something */
+static bool dmnic_lso_needed(void *opaque)
+{
+    DevmemNicCore *core = opaque;
+    unsigned qi;
+
+    for (qi = 0; qi < core->num_queues; qi++) {
+        if (core->q[qi].lso_stats[DMNIC_LSO_PACKETS]) {
+            return true;
+        }
+    }
+    return false;
+}
+
+static const VMStateDescription vmstate_dmnic_lso = {
+    .name = "devmem-nic-core/lso",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .needed = dmnic_lso_needed,
+    .fields = (const VMStateField[]) {
+        VMSTATE_STRUCT_ARRAY(q, DevmemNicCore, DMNIC_MAX_QUEUES, 1,
+                             vmstate_dmnic_queue_lso, DmnicQueue),
+        VMSTATE_END_OF_LIST()
+    },
+};
+
 static const VMStateDescription vmstate_dmnic_held = {
     .name = "devmem-nic-core/held",
     .version_id = 1,
@@ -2465,6 +2575,7 @@ const VMStateDescription vmstate_devmem_nic_core = {
         &vmstate_dmnic_gro,
         &vmstate_devmem_nic_psp,
         &vmstate_dmnic_rss_key_ext,
+        &vmstate_dmnic_lso,
         NULL
     },
 };

@@ -47,6 +47,15 @@ enum {
 };
 #define DMNIC_QS_NUM_GRO    (DMNIC_QS_NUM - DMNIC_QS_NUM_V1)
 
+/* 1.3 segmentation counters, index = (offset - DMNIC_Q_TX_LSO_PACKETS) / 8 */
+enum {
+    DMNIC_LSO_PACKETS,
+    DMNIC_LSO_BYTES,
+    DMNIC_LSO_WIRE_PACKETS,
+    DMNIC_LSO_WIRE_BYTES,
+    DMNIC_LSO_NUM,
+};
+
 /* Global counters, index = (offset - DMNIC_REG_G_RX_FRAMES) / 8 */
 enum {
     DMNIC_GS_RX_FRAMES,
@@ -91,6 +100,7 @@ typedef struct DmnicQueue {
     bool tx_gen;
     DmnicRing ring[DMNIC_NUM_RINGS];
     uint64_t stats[DMNIC_QS_NUM];
+    uint64_t lso_stats[DMNIC_LSO_NUM];      /* Q_TX_LSO_* */
     /* bit r: a bad RING_DRV move of ring r was logged since its enable */
     uint8_t drv_logged;
     /* a TX descriptor with reserved bits was logged since TX enable */
@@ -237,6 +247,28 @@ void devmem_nic_core_rx_place(DevmemNicCore *core, unsigned qi,
                               const uint8_t *buf, size_t size,
                               const DmnicRxSteer *st, const DmnicGroOut *o);
 bool devmem_nic_core_rx_running(DevmemNicCore *core, unsigned qi);
+
+/* UDP segmentation, devmem-nic-uso.c */
+typedef struct DmnicSegHdr {
+    uint8_t l3;             /* 4 or 6 */
+    uint16_t l3_off;
+    uint16_t l4_off;        /* the UDP header */
+    uint16_t mss;           /* >= DMNIC_TSO_MSS_MIN */
+} DmnicSegHdr;
+
+typedef void (*DmnicSegSend)(void *opaque, uint8_t *buf, size_t len);
+
+/* datagrams a UDP payload of @pay bytes becomes */
+unsigned devmem_nic_uso_segs(size_t pay, size_t mss);
+/*
+ * Cut the checked UDP super-frame @buf (@len bytes, IP length fields
+ * covering it) into datagrams built in @sb (DMNIC_TSO_MAX_SEG bytes) and
+ * hand each to @send; *@nseg and *@wire get their number and bytes.
+ */
+void devmem_nic_uso_segment(const uint8_t *buf, size_t len,
+                            const DmnicSegHdr *h, uint8_t *sb,
+                            DmnicSegSend send, void *opaque,
+                            uint32_t *nseg, uint64_t *wire);
 
 extern const VMStateDescription vmstate_devmem_nic_core;
 

@@ -44,7 +44,7 @@
 #define DMNIC_TX_MAX_FRAME          65535   /* bytes, gathered frame */
 #define DMNIC_TSO_MAX_FRAME         131072  /* bytes, TSO super-frame */
 #define DMNIC_TSO_MAX_SEG           65535   /* bytes, headers + MSS */
-#define DMNIC_TSO_MSS_MIN           64      /* smallest TXD_MSS with TSO */
+#define DMNIC_TSO_MSS_MIN           64      /* smallest TXD_MSS, TSO/USO */
 #define DMNIC_TX_MIN_FRAME          60      /* shorter frames are padded */
 
 /* ------------------------------------------------------------------ */
@@ -53,7 +53,7 @@
 #define DMNIC_REG_ID                0x0000  /* RO: DMNIC_ID_MAGIC */
 #define DMNIC_ID_MAGIC              0x444d4e43 /* "DMNC" */
 #define DMNIC_REG_VERSION           0x0004  /* RO: major << 16 | minor */
-#define DMNIC_VERSION               0x00010002 /* 1.2 */
+#define DMNIC_VERSION               0x00010003 /* 1.3 */
 #define DMNIC_REG_NUM_QUEUES        0x0008  /* RO: number of queue pairs */
 #define DMNIC_REG_CAPS              0x000c  /* RO: capability bits */
 #define DMNIC_CAPS_HDS              (1u << 0)
@@ -67,6 +67,7 @@
 #define DMNIC_CAPS_HW_GRO           (1u << 8)   /* 1.2: GRO_CTRL_HW */
 #define DMNIC_CAPS_LRO              (1u << 9)   /* 1.2: GRO_CTRL_LRO */
 #define DMNIC_CAPS_RSS_FLOW_LABEL   (1u << 10)  /* 1.2: HF_IP6_FL */
+#define DMNIC_CAPS_USO              (1u << 12)  /* 1.3: TXD_F_USO, Q_TX_LSO_* */
 #define DMNIC_REG_CTRL              0x0010  /* RW */
 #define DMNIC_CTRL_RESET            (1u << 0)   /* W1: full reset, reads 0 */
 #define DMNIC_REG_STATUS            0x0014  /* RO */
@@ -314,6 +315,11 @@
 #define DMNIC_Q_RX_GRO_SEGS         0x178   /* their wire segments */
 #define DMNIC_Q_RX_GRO_BYTES        0x180   /* their PKT_LEN sum */
 #define DMNIC_Q_RX_GRO_WIRE_BYTES   0x188   /* their segments' frame bytes */
+/* 1.3, CAPS_USO: TSO and USO super-frames segmented and sent (no PSP) */
+#define DMNIC_Q_TX_LSO_PACKETS      0x1e0   /* super-frames */
+#define DMNIC_Q_TX_LSO_BYTES        0x1e8   /* their TXC_LEN sum */
+#define DMNIC_Q_TX_LSO_WIRE_PACKETS 0x1f0   /* the frames they became */
+#define DMNIC_Q_TX_LSO_WIRE_BYTES   0x1f8   /* those frames' bytes */
 
 /* ------------------------------------------------------------------ */
 /* In-memory structures                                                */
@@ -371,6 +377,7 @@
 #define DMNIC_TXD_F_EOP             (1u << 0)   /* last desc of packet */
 #define DMNIC_TXD_F_CSUM            (1u << 1)   /* SOP only: csum offload */
 #define DMNIC_TXD_F_TSO             (1u << 2)   /* SOP only: TCP segmentation */
+#define DMNIC_TXD_F_USO             (1u << 3)   /* SOP only, 1.3: UDP seg. */
 #define DMNIC_TXD_CSUM_START        0x10    /* le16 SOP only */
 #define DMNIC_TXD_CSUM_OFFSET       0x12    /* le16 SOP only */
 #define DMNIC_TXD_MSS               0x14    /* le16 SOP only, with TSO */
