@@ -155,6 +155,11 @@ struct dmnic_hw_qstats {
 	u64 rx_csum_bad;	/* Q_RX_CSUM_BAD */
 	u64 rx_errors;		/* Q_RX_ERRORS: a direction stopped on an error */
 	u64 tx_errors;		/* Q_TX_ERRORS */
+	/* 1.3, CAPS_USO: Q_TX_LSO_*, TSO and USO super-frames segmented */
+	u64 tx_lso_packets;
+	u64 tx_lso_bytes;
+	u64 tx_lso_wire_packets;
+	u64 tx_lso_wire_bytes;
 };
 
 struct dmnic_hw_gstats {
@@ -207,6 +212,8 @@ struct dmnic_tx_buf {
 	 */
 	u32 pkt_bytes;		/* frame length (skb->len, XDP frame length) */
 	u16 pkt_ndesc;		/* descriptors of the packet */
+	u16 pkt_segs;		/* TSO/USO: frames on the wire (0: one) */
+	u32 pkt_hdr_extra;	/* TSO/USO: header bytes the device adds */
 };
 
 struct dmnic_tx_ring {
@@ -445,6 +452,7 @@ bool dmnic_rx_cmpl_valid(const struct dmnic_rx_cmpl *c, u32 gen);
 bool dmnic_tx_cmpl_valid(const struct dmnic_tx_cmpl *c, u32 gen);
 bool dmnic_tx_cmpl_matches(const struct dmnic_tx_cmpl *c, u32 head,
 			   unsigned int used, const struct dmnic_tx_buf *first);
+u32 dmnic_gso_hdr_len(const struct sk_buff *skb);
 enum dmnic_rx_csum dmnic_rx_csum_status(u32 flags);
 enum dmnic_rx_verdict dmnic_rx_verdict(u32 flags, unsigned int nr_frags,
 				       bool readable, bool rxcsum);

@@ -33,6 +33,7 @@
 #include <linux/bpf_trace.h>
 #include <linux/filter.h>
 #include <linux/skbuff.h>
+#include <linux/udp.h>
 #include <net/gro.h>
 #include <net/ip6_checksum.h>
 #include <net/ipv6.h>
@@ -63,6 +64,11 @@ unsigned int dmnic_ring_space(u32 head, u32 tail, u32 size)
 	return size - 1 - dmnic_ring_used(head, tail, size);
 }
 
+static bool dmnic_skb_is_uso(const struct sk_buff *skb)
+{
+	return skb_shinfo(skb)->gso_type & SKB_GSO_UDP_L4;
+}
+
 void dmnic_tx_desc_fill(struct dmnic_tx_desc *d, dma_addr_t addr, u32 len,
 			u16 id, bool eop, const struct sk_buff *csum_skb)
 {
@@ -76,15 +82,27 @@ void dmnic_tx_desc_fill(struct dmnic_tx_desc *d, dma_addr_t addr, u32 len,
 		flags |= DMNIC_TXD_F_CSUM;
 		d->csum_start = cpu_to_le16(skb_checksum_start_offset(csum_skb));
 		d->csum_offset = cpu_to_le16(csum_skb->csum_offset);
-		/* TSO: the stack's partial csum already points at the TCP
-		 * header and its check field, as the device wants.
+		/* TSO/USO: the stack's partial csum already points at the
+		 * TCP or UDP header and its check field, as the device wants.
 		 */
 		if (skb_is_gso(csum_skb)) {
-			flags |= DMNIC_TXD_F_TSO;
+			flags |= dmnic_skb_is_uso(csum_skb) ? DMNIC_TXD_F_USO :
+							       DMNIC_TXD_F_TSO;
 			d->mss = cpu_to_le16(skb_shinfo(csum_skb)->gso_size);
 		}
 	}
 	d->flags = cpu_to_le16(flags);
+}
+
+/*
+ * Header bytes each segment of GSO skb @skb carries: the device copies them
+ * to every segment (spec: TSO, USO).
+ */
+u32 dmnic_gso_hdr_len(const struct sk_buff *skb)
+{
+	if (dmnic_skb_is_uso(skb))
+		return skb_transport_offset(skb) + sizeof(struct udphdr);
+	return skb_tcp_all_headers(skb);
 }
 
 bool dmnic_rx_cmpl_valid(const struct dmnic_rx_cmpl *c, u32 gen)
@@ -495,8 +513,9 @@ static bool dmnic_tx_clean(struct dmnic *dm, struct dmnic_tx_ring *tx,
 		if (!first->xdp_netmem)
 			bql += len;
 		if (le32_to_cpu(c->status) == DMNIC_TXC_S_OK) {
-			pkts++;
-			bytes += len;
+			/* what went on the wire: the segments of a GSO skb */
+			pkts += first->pkt_segs ?: 1;
+			bytes += len + first->pkt_hdr_extra;
 		} else {
 			dropped++;
 		}
@@ -560,6 +579,8 @@ static bool dmnic_tx_map(struct dmnic *dm, struct dmnic_tx_ring *tx,
 		b->xdp_netmem = 0;
 		b->pkt_bytes = 0;
 		b->pkt_ndesc = 0;
+		b->pkt_segs = 0;
+		b->pkt_hdr_extra = 0;
 		if (is_first && headlen) {
 			len = headlen;
 			dma = dma_map_single(dev, skb->data, len, DMA_TO_DEVICE);
@@ -596,6 +617,13 @@ static bool dmnic_tx_map(struct dmnic *dm, struct dmnic_tx_ring *tx,
 	tx->bufs[eop].skb = skb;
 	tx->bufs[first].pkt_bytes = skb->len;
 	tx->bufs[first].pkt_ndesc = ((eop - first) & mask) + 1;
+	if (skb_is_gso(skb) && csum) {
+		u16 segs = skb_shinfo(skb)->gso_segs;
+
+		tx->bufs[first].pkt_segs = segs;
+		tx->bufs[first].pkt_hdr_extra = (segs - 1) *
+						dmnic_gso_hdr_len(skb);
+	}
 	tx->tail = i;
 	return true;
 
@@ -1120,6 +1148,8 @@ static bool dmnic_xdp_tx(struct dmnic *dm, struct dmnic_napi *qv,
 			b->xdp_netmem = segs[i].netmem;
 			b->pkt_bytes = 0;
 			b->pkt_ndesc = 0;
+			b->pkt_segs = 0;
+			b->pkt_hdr_extra = 0;
 			dmnic_tx_desc_fill(&tx->desc[tx->tail], dma[i],
 					   segs[i].len, first, i == n - 1, NULL);
 			tx->tail = (tx->tail + 1) & mask;
