@@ -962,6 +962,7 @@ static void dmnic_rx_deliver(DevmemNicCore *core, unsigned qi,
 nobuf:
     q->stats[DMNIC_QS_RX_DROP_NOBUF]++;
     trace_devmem_nic_rx_nobuf(qi, p->len);
+    devmem_nic_mac_rx_nobuf(core);
 }
 
 ssize_t devmem_nic_core_receive(DevmemNicCore *core, const uint8_t *buf,
@@ -975,6 +976,9 @@ ssize_t devmem_nic_core_receive(DevmemNicCore *core, const uint8_t *buf,
     if (!devmem_nic_core_link_up(core)) {
         core->gstats[DMNIC_GS_RX_DROP_LINK]++;
         return size;
+    }
+    if (devmem_nic_mac_rx(core, buf, size)) {
+        return size;        /* a pause frame */
     }
     if (size < DMNIC_MIN_FRAME) {
         core->gstats[DMNIC_GS_RX_RUNT]++;
@@ -1462,6 +1466,9 @@ static void dmnic_tx_bh(void *opaque)
     if (!runstate_is_running()) {
         return;     /* dmnic_vm_state_change() schedules us again */
     }
+    if (devmem_nic_mac_tx_paused(core)) {
+        return;     /* the pause timer schedules us again */
+    }
     core->tx_pending = 0;
     while (todo) {
         unsigned qi = ctz64(todo);
@@ -1585,6 +1592,7 @@ void devmem_nic_core_reset(DevmemNicCore *core)
     }
     devmem_nic_fault_reset(core);
     devmem_nic_psp_reset(&core->psp);
+    devmem_nic_mac_reset(core);
     trace_devmem_nic_reset();
 }
 
@@ -1738,6 +1746,8 @@ uint64_t devmem_nic_core_read(DevmemNicCore *core, hwaddr addr, unsigned size)
 
     if (devmem_nic_psp_read(&core->psp, core->num_queues, addr, &val)) {
         /* PSP registers and counters */
+    } else if (devmem_nic_mac_read(core, addr, &val)) {
+        /* pause and FEC registers and counters */
     } else if (addr >= DMNIC_Q_BASE &&
         addr < DMNIC_Q_BASE + core->num_queues * DMNIC_Q_STRIDE) {
         unsigned qi = (addr - DMNIC_Q_BASE) / DMNIC_Q_STRIDE;
@@ -1780,7 +1790,8 @@ uint64_t devmem_nic_core_read(DevmemNicCore *core, hwaddr addr, unsigned size)
                   DMNIC_CAPS_RSS | DMNIC_CAPS_FLOW_STEER | DMNIC_CAPS_TSO |
                   DMNIC_CAPS_RSS_CTX | DMNIC_CAPS_RSS_HFIELDS |
                   DMNIC_CAPS_HW_GRO | DMNIC_CAPS_LRO |
-                  DMNIC_CAPS_RSS_FLOW_LABEL | DMNIC_CAPS_USO;
+                  DMNIC_CAPS_RSS_FLOW_LABEL | DMNIC_CAPS_USO |
+                  DMNIC_CAPS_PAUSE | DMNIC_CAPS_FEC;
             val |= devmem_nic_psp_available() ? DMNIC_CAPS_PSP : 0;
             break;
         case DMNIC_REG_CTRL:
@@ -1977,6 +1988,9 @@ static bool dmnic_write_ring(DevmemNicCore *core, unsigned qi, hwaddr off,
         if (tx && enabled) {
             dmnic_tx_schedule(core, qi);
         }
+        if (ri == DMNIC_RING_HBR || ri == DMNIC_RING_PBR) {
+            devmem_nic_mac_rx_posted(core);     /* XON after an XOFF */
+        }
         return true;
     }
     return false;
@@ -2109,6 +2123,8 @@ void devmem_nic_core_write(DevmemNicCore *core, hwaddr addr, uint64_t val64,
     core->badq_logged = core->badq_logged && qreg;
     if (devmem_nic_psp_write(&core->psp, core->num_queues, addr, val)) {
         /* PSP registers */
+    } else if (devmem_nic_mac_write(core, addr, val)) {
+        /* pause and FEC registers */
     } else if (qreg) {
         unsigned qi = (addr - DMNIC_Q_BASE) / DMNIC_Q_STRIDE;
 
@@ -2204,6 +2220,7 @@ void devmem_nic_core_realize(DevmemNicCore *core)
     core->vmse = qemu_add_vm_change_state_handler(dmnic_vm_state_change,
                                                   core);
     devmem_nic_gro_realize(core);
+    devmem_nic_mac_realize(core);
 }
 
 /* After devmem_nic_fault_realize(): what the guest finds at first */
@@ -2228,6 +2245,7 @@ void devmem_nic_core_unrealize(DevmemNicCore *core)
     core->tx_seg = NULL;
     devmem_nic_gro_unrealize(core);
     devmem_nic_psp_unrealize(&core->psp);
+    devmem_nic_mac_unrealize(core);
 }
 
 static const VMStateDescription vmstate_dmnic_ring = {
@@ -2576,6 +2594,7 @@ const VMStateDescription vmstate_devmem_nic_core = {
         &vmstate_devmem_nic_psp,
         &vmstate_dmnic_rss_key_ext,
         &vmstate_dmnic_lso,
+        &vmstate_devmem_nic_mac,
         NULL
     },
 };

@@ -146,6 +146,20 @@ typedef struct DmnicGroQueue {
     int64_t idle;           /* last frame + GRO_TIMEOUT, ns */
 } DmnicGroQueue;
 
+/* MAC control and FEC (devmem-nic-mac.c) */
+typedef struct DmnicMac {
+    uint32_t pause_ctrl;
+    uint32_t pause_quanta;
+    bool xoff;              /* an XOFF was sent, no XON since */
+    int64_t paused_until;   /* TX held until (virtual ns), 0: not held */
+    int64_t mig_pause_left; /* migration only: ns of the pause left */
+    QEMUTimer *pause_timer;
+    uint64_t pause_rx;
+    uint64_t pause_tx;
+    uint32_t fec_ctrl;
+    uint64_t fec_hist[DMNIC_FEC_HIST_BINS];
+} DmnicMac;
+
 typedef struct DevmemNicCore {
     PCIDevice *owner;
     NICState *nic;
@@ -204,6 +218,9 @@ typedef struct DevmemNicCore {
 
     /* PSP inline crypto (devmem-nic-psp.c) */
     DmnicPsp psp;
+
+    /* pause frames and FEC counters (devmem-nic-mac.c) */
+    DmnicMac mctl;
 } DevmemNicCore;
 
 void devmem_nic_core_realize(DevmemNicCore *core);
@@ -247,6 +264,21 @@ void devmem_nic_core_rx_place(DevmemNicCore *core, unsigned qi,
                               const uint8_t *buf, size_t size,
                               const DmnicRxSteer *st, const DmnicGroOut *o);
 bool devmem_nic_core_rx_running(DevmemNicCore *core, unsigned qi);
+
+/* Pause frames and FEC, devmem-nic-mac.c */
+void devmem_nic_mac_realize(DevmemNicCore *core);
+void devmem_nic_mac_unrealize(DevmemNicCore *core);
+void devmem_nic_mac_reset(DevmemNicCore *core);
+bool devmem_nic_mac_read(DevmemNicCore *core, hwaddr addr, uint32_t *val);
+bool devmem_nic_mac_write(DevmemNicCore *core, hwaddr addr, uint32_t val);
+/* a frame off the cable (link up, not a runt): true if it was consumed */
+bool devmem_nic_mac_rx(DevmemNicCore *core, const uint8_t *buf, size_t size);
+/* whether a received pause frame holds TX now */
+bool devmem_nic_mac_tx_paused(DevmemNicCore *core);
+/* a frame was dropped for lack of RX buffers; buffers were posted */
+void devmem_nic_mac_rx_nobuf(DevmemNicCore *core);
+void devmem_nic_mac_rx_posted(DevmemNicCore *core);
+extern const VMStateDescription vmstate_devmem_nic_mac;
 
 /* UDP segmentation, devmem-nic-uso.c */
 typedef struct DmnicSegHdr {

@@ -71,6 +71,8 @@
 #define DMNIC_CAPS_LRO              BIT(9)   /* 1.2: GRO_CTRL_LRO */
 #define DMNIC_CAPS_RSS_FLOW_LABEL   BIT(10)  /* 1.2: HF_IP6_FL */
 #define DMNIC_CAPS_USO              BIT(12)  /* 1.3: TXD_F_USO, Q_TX_LSO_* */
+#define DMNIC_CAPS_PAUSE            BIT(13)  /* 1.3: REG_PAUSE_* */
+#define DMNIC_CAPS_FEC              BIT(14)  /* 1.3: FEC_CTRL, G_FEC_* */
 #define DMNIC_REG_CTRL              0x0010  /* RW */
 #define DMNIC_CTRL_RESET            BIT(0)   /* W1: full reset, reads 0 */
 #define DMNIC_REG_STATUS            0x0014  /* RO */
@@ -102,6 +104,21 @@
 #define DMNIC_GRO_MAX_AGE_MAX       10000000
 #define DMNIC_GRO_MAX_AGE_RESET     100000
 #define DMNIC_REG_RSS_KEY_SIZE      0x0060  /* RO, 1.2: key bytes (52) */
+/* 1.3 pause frames (CAPS_PAUSE) and FEC (CAPS_FEC) */
+#define DMNIC_REG_PAUSE_CTRL        0x0068  /* RW */
+#define DMNIC_PAUSE_CTRL_RX         BIT(0)   /* honour received pause */
+#define DMNIC_PAUSE_CTRL_TX         BIT(1)   /* XOFF on RX starvation */
+#define DMNIC_REG_PAUSE_QUANTA      0x006c  /* RW: XOFF time, 1..65535 */
+#define DMNIC_PAUSE_QUANTA_RESET    65535
+#define DMNIC_PAUSE_QUANTUM_PS      51200   /* 512 bit times at 10 Gb/s */
+#define DMNIC_REG_PAUSE_STATUS      0x0070  /* RO */
+#define DMNIC_PAUSE_ST_TX_PAUSED    BIT(0)
+#define DMNIC_PAUSE_ST_XOFF         BIT(1)
+#define DMNIC_REG_FEC_CTRL          0x0074  /* RW: FEC mode, bits 1:0 */
+#define DMNIC_FEC_OFF               0
+#define DMNIC_FEC_RS                1       /* RS(544,514), reset value */
+#define DMNIC_FEC_CW_DATA_BITS      5140    /* data bits per codeword */
+#define DMNIC_FEC_HIST_BINS         16      /* 0..15 corrected symbols */
 
 /* Global counters, 64 bit, RO, cleared only by reset */
 #define DMNIC_REG_G_RX_FRAMES       0x0100  /* 64: frames from the cable */
@@ -109,6 +126,12 @@
 #define DMNIC_REG_G_RX_DROP_BADQ    0x0110  /* 64: rule/table queue >= NUM */
 #define DMNIC_REG_G_RX_DROP_LINK    0x0118  /* 64: frames while link down */
 #define DMNIC_REG_G_RX_RUNT         0x0120  /* 64: frames < 14 bytes */
+#define DMNIC_REG_G_PAUSE_RX        0x0130  /* 64, 1.3: pause frames in */
+#define DMNIC_REG_G_PAUSE_TX        0x0138  /* 64, 1.3: pause frames out */
+#define DMNIC_REG_G_FEC_CORRECTED   0x0140  /* 64, 1.3: codewords fixed */
+#define DMNIC_REG_G_FEC_UNCORR      0x0148  /* 64, 1.3: not fixable */
+#define DMNIC_REG_G_FEC_CORR_BITS   0x0150  /* 64, 1.3: bits fixed */
+#define DMNIC_REG_G_FEC_HIST(k)     (0x0180 + 8 * (k)) /* 64 */
 
 /* RSS */
 #define DMNIC_REG_RSS_CTRL          0x0200  /* RW */
