@@ -169,6 +169,16 @@ struct dmnic_hw_gstats {
 	u64 rx_runt;		/* G_RX_RUNT: shorter than 14 bytes */
 };
 
+/* 1.3 pause and FEC counters (devmem_nic_mac.c), global */
+struct dmnic_hw_mstats {
+	u64 pause_rx;		/* G_PAUSE_RX */
+	u64 pause_tx;		/* G_PAUSE_TX */
+	u64 fec_corrected;	/* G_FEC_CORRECTED */
+	u64 fec_uncorr;		/* G_FEC_UNCORR */
+	u64 fec_corr_bits;	/* G_FEC_CORR_BITS */
+	u64 fec_hist[DMNIC_FEC_HIST_BINS];	/* G_FEC_HIST(k) */
+};
+
 struct dmnic_tx_stats {
 	u64 packets;
 	u64 bytes;
@@ -379,10 +389,15 @@ struct dmnic {
 	/* device counters before the last reset (under @stats_lock) */
 	struct dmnic_hw_qstats hw_base_q[DMNIC_MAX_QUEUES];
 	struct dmnic_hw_gstats hw_base_g;
+	struct dmnic_hw_mstats hw_base_m;	/* under the instance lock */
 	/* between PCI reset_prepare and reset_done: do not read the device */
 	bool hw_stats_frozen;
 
 	struct dmnic_psp *psp;		/* PSP offload, NULL without */
+
+	/* 1.3 pause and FEC settings, restored after a device reset */
+	u32 pause_ctrl;			/* DMNIC_PAUSE_CTRL_* */
+	u32 fec_mode;			/* DMNIC_FEC_* */
 };
 
 bool dmnic_hds_want(bool hds_enabled, bool hds_cfg_on, bool xdp,
@@ -567,6 +582,21 @@ static inline bool dmnic_psp_rcv(struct dmnic *dm, struct sk_buff *skb,
 
 /* devmem_nic_ethtool.c */
 extern const struct ethtool_ops dmnic_ethtool_ops;
+void dmnic_get_pauseparam(struct net_device *netdev,
+			  struct ethtool_pauseparam *pause);
+int dmnic_set_pauseparam(struct net_device *netdev,
+			 struct ethtool_pauseparam *pause);
+void dmnic_get_pause_stats(struct net_device *netdev,
+			   struct ethtool_pause_stats *stats);
+int dmnic_get_fecparam(struct net_device *netdev,
+		       struct ethtool_fecparam *fec);
+int dmnic_set_fecparam(struct net_device *netdev,
+		       struct ethtool_fecparam *fec);
+void dmnic_get_fec_stats(struct net_device *netdev,
+			 struct ethtool_fec_stats *stats,
+			 struct ethtool_fec_hist *hist);
+void dmnic_mac_program(struct dmnic *dm);
+void dmnic_hw_mstats_freeze(struct dmnic *dm);
 void dmnic_rules_write_all(struct dmnic *dm);
 void dmnic_rss_hash_init(struct dmnic *dm);
 void dmnic_rss_hash_write(struct dmnic *dm);

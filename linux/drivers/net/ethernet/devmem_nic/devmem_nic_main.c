@@ -110,6 +110,7 @@ static void dmnic_reset_keep_mask(struct dmnic *dm)
 	dmnic_wr32(dm, DMNIC_REG_INT_MASK, mask);
 	dmnic_gro_program(dm, dm->netdev->features);
 	dmnic_psp_restore(dm);
+	dmnic_mac_program(dm);
 }
 
 /*
@@ -402,6 +403,7 @@ static void dmnic_reset_done(struct pci_dev *pdev)
 	dmnic_wr32(dm, DMNIC_REG_INT_MASK,
 		   ~(u32)(DMNIC_INT_LINK | DMNIC_INT_QERR));
 	dmnic_psp_restore(dm);
+	dmnic_mac_program(dm);
 
 	rtnl_lock();
 	netdev_lock(dm->netdev);

@@ -461,6 +461,7 @@ static int dmnic_open(struct net_device *netdev)
 	struct dmnic *dm = netdev_priv(netdev);
 
 	dmnic_gro_program(dm, netdev->features);
+	dmnic_mac_program(dm);
 	return dmnic_up(dm);
 }
 
@@ -1272,6 +1273,7 @@ void dmnic_hw_stats_freeze(struct dmnic *dm)
 		dmnic_hw_qstats_read(dm, q, &hq);
 		dmnic_hw_qstats_add(b, &hq);
 	}
+	dmnic_hw_mstats_freeze(dm);
 	dmnic_hw_gstats_read(dm, &hg);
 	dm->hw_base_g.rx_drop_rule += hg.rx_drop_rule;
 	dm->hw_base_g.rx_drop_badq += hg.rx_drop_badq;
@@ -1440,6 +1442,7 @@ void dmnic_netdev_init(struct dmnic *dm)
 	netdev->hw_features = NETIF_F_SG | NETIF_F_HW_CSUM | NETIF_F_RXCSUM |
 			      NETIF_F_RXHASH;
 	dm->caps = dmnic_rd32(dm, DMNIC_REG_CAPS);
+	dm->fec_mode = DMNIC_FEC_RS;	/* 1.3: the device's reset value */
 	if (dm->caps & DMNIC_CAPS_TSO) {
 		/* Default GSO limits fit: IP length <= 64K, no BIG TCP. */
 		netdev->hw_features |= NETIF_F_TSO | NETIF_F_TSO6;
