@@ -795,6 +795,11 @@ static bool dmnic_write_cpl(DevmemNicCore *core, unsigned qi, bool tx,
     if (gen) {
         flags |= DMNIC_RXC_F_GEN;
     }
+    if (!devmem_nic_ptp_stamp(core, qi, tx, r->dev, &flags)) {
+        dmnic_queue_error(core, qi, tx, DMNIC_QERR_DMA, "timestamp write "
+                          "for completion %u failed", r->dev);
+        return false;
+    }
     stl_le_p(c + size - 4, flags);
     if (devmem_nic_fault_cpl(core, qi, tx, c, size)) {
         return true;        /* lost on purpose (fault injection) */
@@ -1265,7 +1270,8 @@ static void dmnic_psp_tx(DevmemNicCore *core, unsigned qi, const DmnicTxd *d0,
 }
 
 #define DMNIC_TXD_F_DEFINED (DMNIC_TXD_F_EOP | DMNIC_TXD_F_CSUM | \
-                             DMNIC_TXD_F_TSO | DMNIC_TXD_F_USO)
+                             DMNIC_TXD_F_TSO | DMNIC_TXD_F_USO | \
+                             DMNIC_TXD_F_TS)
 #define DMNIC_TXD_RSVD      DMNIC_TXD_PSP_RSVD      /* reserved, 0 */
 
 /* Reserved TXD flags or bytes are ignored; logged once per TX enable */
@@ -1427,6 +1433,9 @@ static bool dmnic_tx_process(DevmemNicCore *core, unsigned qi, int budget)
         stw_le_p(c + DMNIC_TXC_NDESC, n);
         stl_le_p(c + DMNIC_TXC_LEN, len);
         stl_le_p(c + DMNIC_TXC_STATUS, status);
+        if ((d[0].flags & DMNIC_TXD_F_TS) && status == DMNIC_TXC_S_OK) {
+            stl_le_p(c + DMNIC_TXC_FLAGS, DMNIC_TXC_F_TS);  /* if enabled */
+        }
         if (!dmnic_write_cpl(core, qi, true, txc, c, DMNIC_TXC_SIZE,
                              q->tx_gen)) {
             return false;
@@ -1593,6 +1602,7 @@ void devmem_nic_core_reset(DevmemNicCore *core)
     devmem_nic_fault_reset(core);
     devmem_nic_psp_reset(&core->psp);
     devmem_nic_mac_reset(core);
+    devmem_nic_ptp_reset(core);
     trace_devmem_nic_reset();
 }
 
@@ -1657,6 +1667,9 @@ static bool dmnic_queue_read(DevmemNicCore *core, unsigned qi, hwaddr off,
 {
     DmnicQueue *q = &core->q[qi];
 
+    if (devmem_nic_ptp_queue_read(core, qi, off, val)) {
+        return true;        /* timestamp arrays */
+    }
     if (off >= DMNIC_Q_RX_PACKETS &&
         off < DMNIC_Q_RX_PACKETS + DMNIC_QS_NUM * 8) {
         *val = dmnic_read_counter(q->stats, off - DMNIC_Q_RX_PACKETS);
@@ -1748,6 +1761,8 @@ uint64_t devmem_nic_core_read(DevmemNicCore *core, hwaddr addr, unsigned size)
         /* PSP registers and counters */
     } else if (devmem_nic_mac_read(core, addr, &val)) {
         /* pause and FEC registers and counters */
+    } else if (devmem_nic_ptp_read(core, addr, &val)) {
+        /* PTP clock registers */
     } else if (addr >= DMNIC_Q_BASE &&
         addr < DMNIC_Q_BASE + core->num_queues * DMNIC_Q_STRIDE) {
         unsigned qi = (addr - DMNIC_Q_BASE) / DMNIC_Q_STRIDE;
@@ -1791,7 +1806,7 @@ uint64_t devmem_nic_core_read(DevmemNicCore *core, hwaddr addr, unsigned size)
                   DMNIC_CAPS_RSS_CTX | DMNIC_CAPS_RSS_HFIELDS |
                   DMNIC_CAPS_HW_GRO | DMNIC_CAPS_LRO |
                   DMNIC_CAPS_RSS_FLOW_LABEL | DMNIC_CAPS_USO |
-                  DMNIC_CAPS_PAUSE | DMNIC_CAPS_FEC;
+                  DMNIC_CAPS_PAUSE | DMNIC_CAPS_FEC | DMNIC_CAPS_PTP;
             val |= devmem_nic_psp_available() ? DMNIC_CAPS_PSP : 0;
             break;
         case DMNIC_REG_CTRL:
@@ -2004,6 +2019,12 @@ static bool dmnic_queue_write(DevmemNicCore *core, unsigned qi, hwaddr off,
     if (off >= DMNIC_Q_HBR && off < DMNIC_Q_HBR + DMNIC_NUM_RINGS * 0x20) {
         return dmnic_write_ring(core, qi, off - DMNIC_Q_HBR, val);
     }
+    if (devmem_nic_ptp_queue_write(core, qi, off, val, q->ctrl &
+                                   (off >= DMNIC_Q_TXTS_LO ?
+                                    DMNIC_Q_CTRL_TX_ENABLE :
+                                    DMNIC_Q_CTRL_RX_ENABLE))) {
+        return true;        /* timestamp arrays */
+    }
     switch (off) {
     case DMNIC_Q_CTRL:
         dmnic_write_ctrl(core, qi, val);
@@ -2125,6 +2146,8 @@ void devmem_nic_core_write(DevmemNicCore *core, hwaddr addr, uint64_t val64,
         /* PSP registers */
     } else if (devmem_nic_mac_write(core, addr, val)) {
         /* pause and FEC registers */
+    } else if (devmem_nic_ptp_write(core, addr, val)) {
+        /* PTP clock registers */
     } else if (qreg) {
         unsigned qi = (addr - DMNIC_Q_BASE) / DMNIC_Q_STRIDE;
 
@@ -2595,6 +2618,7 @@ const VMStateDescription vmstate_devmem_nic_core = {
         &vmstate_dmnic_rss_key_ext,
         &vmstate_dmnic_lso,
         &vmstate_devmem_nic_mac,
+        &vmstate_devmem_nic_ptp,
         NULL
     },
 };

@@ -160,6 +160,18 @@ typedef struct DmnicMac {
     uint64_t fec_hist[DMNIC_FEC_HIST_BINS];
 } DmnicMac;
 
+/* PTP clock and timestamp arrays (devmem-nic-ptp.c) */
+typedef struct DmnicPtp {
+    uint32_t ctrl;
+    int32_t adj_ppb;
+    uint64_t arg;
+    uint64_t base;          /* the clock at virtual time vbase */
+    int64_t vbase;
+    uint32_t sample_hi;     /* PTP_TIME_HI of the last TIME_LO read */
+    uint64_t rxts[DMNIC_MAX_QUEUES];
+    uint64_t txts[DMNIC_MAX_QUEUES];
+} DmnicPtp;
+
 typedef struct DevmemNicCore {
     PCIDevice *owner;
     NICState *nic;
@@ -221,6 +233,9 @@ typedef struct DevmemNicCore {
 
     /* pause frames and FEC counters (devmem-nic-mac.c) */
     DmnicMac mctl;
+
+    /* PTP clock and timestamps (devmem-nic-ptp.c) */
+    DmnicPtp ptp;
 } DevmemNicCore;
 
 void devmem_nic_core_realize(DevmemNicCore *core);
@@ -279,6 +294,25 @@ bool devmem_nic_mac_tx_paused(DevmemNicCore *core);
 void devmem_nic_mac_rx_nobuf(DevmemNicCore *core);
 void devmem_nic_mac_rx_posted(DevmemNicCore *core);
 extern const VMStateDescription vmstate_devmem_nic_mac;
+
+/* PTP clock and timestamps, devmem-nic-ptp.c */
+uint64_t devmem_nic_ptp_time(DevmemNicCore *core);
+void devmem_nic_ptp_reset(DevmemNicCore *core);
+bool devmem_nic_ptp_read(DevmemNicCore *core, hwaddr addr, uint32_t *val);
+bool devmem_nic_ptp_write(DevmemNicCore *core, hwaddr addr, uint32_t val);
+bool devmem_nic_ptp_queue_read(DevmemNicCore *core, unsigned qi, hwaddr off,
+                               uint32_t *val);
+/* @enabled: the direction of the array written is enabled */
+bool devmem_nic_ptp_queue_write(DevmemNicCore *core, unsigned qi,
+                                hwaddr off, uint32_t val, bool enabled);
+/*
+ * Before completion @idx of queue @qi is written with *@flags: the
+ * timestamp, if one is due (RX: SOP; TX: TXC_F_TS asked for), and its
+ * flag.  False if the timestamp write failed.
+ */
+bool devmem_nic_ptp_stamp(DevmemNicCore *core, unsigned qi, bool tx,
+                          uint32_t idx, uint32_t *flags);
+extern const VMStateDescription vmstate_devmem_nic_ptp;
 
 /* UDP segmentation, devmem-nic-uso.c */
 typedef struct DmnicSegHdr {

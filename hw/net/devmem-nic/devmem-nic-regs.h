@@ -70,6 +70,7 @@
 #define DMNIC_CAPS_USO              (1u << 12)  /* 1.3: TXD_F_USO, Q_TX_LSO_* */
 #define DMNIC_CAPS_PAUSE            (1u << 13)  /* 1.3: REG_PAUSE_* */
 #define DMNIC_CAPS_FEC              (1u << 14)  /* 1.3: FEC_CTRL, G_FEC_* */
+#define DMNIC_CAPS_PTP              (1u << 15)  /* 1.3: REG_PTP_*, timestamps */
 #define DMNIC_REG_CTRL              0x0010  /* RW */
 #define DMNIC_CTRL_RESET            (1u << 0)   /* W1: full reset, reads 0 */
 #define DMNIC_REG_STATUS            0x0014  /* RO */
@@ -116,6 +117,21 @@
 #define DMNIC_FEC_RS                1       /* RS(544,514), reset value */
 #define DMNIC_FEC_CW_DATA_BITS      5140    /* data bits per codeword */
 #define DMNIC_FEC_HIST_BINS         16      /* 0..15 corrected symbols */
+/* 1.3 PTP clock (CAPS_PTP) */
+#define DMNIC_REG_PTP_CTRL          0x0700  /* RW */
+#define DMNIC_PTP_CTRL_RX_TS        (1u << 0)   /* stamp every RX packet */
+#define DMNIC_PTP_CTRL_TX_TS        (1u << 1)   /* stamp TXD_F_TS packets */
+#define DMNIC_REG_PTP_CMD           0x0704  /* WO */
+#define DMNIC_PTP_CMD_SET           1       /* clock := PTP_ARG */
+#define DMNIC_PTP_CMD_ADJ           2       /* clock += (s64)PTP_ARG */
+#define DMNIC_REG_PTP_ADJ_PPB       0x0708  /* RW: s32 frequency offset */
+#define DMNIC_REG_PTP_MAX_ADJ       0x070c  /* RO: DMNIC_PTP_MAX_ADJ */
+#define DMNIC_PTP_MAX_ADJ           100000000 /* ppb */
+#define DMNIC_REG_PTP_TIME_LO       0x0710  /* RO: samples the clock */
+#define DMNIC_REG_PTP_TIME_HI       0x0714  /* RO: the sample's bits 63:32 */
+#define DMNIC_REG_PTP_ARG_LO        0x0718  /* RW */
+#define DMNIC_REG_PTP_ARG_HI        0x071c  /* RW */
+#define DMNIC_PTP_TS_SIZE           8       /* le64 per completion entry */
 
 /* Global counters, 64 bit, RO, cleared only by reset */
 #define DMNIC_REG_G_RX_FRAMES       0x0100  /* 64: frames from the cable */
@@ -318,6 +334,11 @@
 #define DMNIC_RING_DRV              0x0c
 #define DMNIC_RING_DEV              0x10
 #define DMNIC_RING_BASE_ALIGN       64
+/* 1.3: timestamp arrays (CAPS_PTP), one le64 per RXC / TXC entry */
+#define DMNIC_Q_RXTS_LO             0x0e0   /* RW, 8-byte aligned */
+#define DMNIC_Q_RXTS_HI             0x0e4
+#define DMNIC_Q_TXTS_LO             0x0e8
+#define DMNIC_Q_TXTS_HI             0x0ec
 
 /* Per-queue counters, 64 bit, RO, cleared only by device reset */
 #define DMNIC_Q_RX_PACKETS          0x100
@@ -389,6 +410,7 @@
 #define DMNIC_RXC_F_GRO             (1u << 17)  /* coalesced: GRO_SEGS >= 2 */
 #define DMNIC_RXC_F_GRO_FIXEDID     (1u << 18)  /* outer IPv4 ID fixed */
 #define DMNIC_RXC_F_GRO_FIXEDID_INNER (1u << 19) /* inner IPv4 ID fixed */
+#define DMNIC_RXC_F_TS              (1u << 20)  /* 1.3: RX timestamp written */
 #define DMNIC_RXC_F_GEN             (1u << 31)  /* generation (phase) */
 
 /* TX descriptor, 32 bytes */
@@ -401,6 +423,7 @@
 #define DMNIC_TXD_F_CSUM            (1u << 1)   /* SOP only: csum offload */
 #define DMNIC_TXD_F_TSO             (1u << 2)   /* SOP only: TCP segmentation */
 #define DMNIC_TXD_F_USO             (1u << 3)   /* SOP only, 1.3: UDP seg. */
+#define DMNIC_TXD_F_TS              (1u << 4)   /* SOP only, 1.3: timestamp */
 #define DMNIC_TXD_CSUM_START        0x10    /* le16 SOP only */
 #define DMNIC_TXD_CSUM_OFFSET       0x12    /* le16 SOP only */
 #define DMNIC_TXD_MSS               0x14    /* le16 SOP only, with TSO */
@@ -415,5 +438,6 @@
 #define DMNIC_TXC_S_LINK_DOWN       1       /* dropped: link down */
 #define DMNIC_TXC_FLAGS             0x0c    /* le32, written last */
 #define DMNIC_TXC_F_GEN             (1u << 31)
+#define DMNIC_TXC_F_TS              (1u << 0)   /* 1.3: TX timestamp written */
 
 #endif /* HW_NET_DEVMEM_NIC_REGS_H */
