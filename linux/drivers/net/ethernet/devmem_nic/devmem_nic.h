@@ -11,7 +11,9 @@
 #include <linux/if_vlan.h>
 #include <linux/io.h>
 #include <linux/netdevice.h>
+#include <linux/net_tstamp.h>
 #include <linux/pci.h>
+#include <linux/ptp_clock_kernel.h>
 #include <linux/seqlock.h>
 #include <linux/timer.h>
 #include <linux/u64_stats_sync.h>
@@ -238,6 +240,9 @@ struct dmnic_tx_ring {
 	u32 cmpl_head;		/* next completion to read */
 	u32 cmpl_gen;		/* DMNIC_TXC_F_GEN value of a new completion */
 	u16 idx;
+	/* 1.3 TX timestamps, one per completion (CAPS_PTP), else NULL */
+	__le64 *ts;
+	dma_addr_t ts_dma;
 	struct dmnic_tx_stats stats;
 };
 
@@ -282,6 +287,10 @@ struct dmnic_rx_queue {
 	netmem_ref xbuf_hdr;	/* its header buffer, 0 if none */
 	/* completion of the frame a program runs on (xdp_metadata_ops) */
 	const struct dmnic_rx_cmpl *xbuf_cmpl;
+	/* 1.3 RX timestamps, one per completion (CAPS_PTP), else NULL */
+	__le64 *ts;
+	dma_addr_t ts_dma;
+	u64 skb_ts;		/* of the packet being assembled, 0: none */
 	struct dmnic_rx_stats stats;	/* last: queue_start keeps it */
 };
 
@@ -398,6 +407,12 @@ struct dmnic {
 	/* 1.3 pause and FEC settings, restored after a device reset */
 	u32 pause_ctrl;			/* DMNIC_PAUSE_CTRL_* */
 	u32 fec_mode;			/* DMNIC_FEC_* */
+
+	/* 1.3 PTP clock (devmem_nic_ptp.c); ptp_clock NULL without */
+	struct ptp_clock_info ptp_info;
+	struct ptp_clock *ptp_clock;
+	spinlock_t ptp_lock;		/* PTP_ARG + PTP_CMD, PTP_TIME_* */
+	struct kernel_hwtstamp_config hwts;	/* instance lock */
 };
 
 bool dmnic_hds_want(bool hds_enabled, bool hds_cfg_on, bool xdp,
@@ -597,6 +612,16 @@ void dmnic_get_fec_stats(struct net_device *netdev,
 			 struct ethtool_fec_hist *hist);
 void dmnic_mac_program(struct dmnic *dm);
 void dmnic_hw_mstats_freeze(struct dmnic *dm);
+void dmnic_ptp_init(struct dmnic *dm);
+void dmnic_ptp_fini(struct dmnic *dm);
+u32 dmnic_ptp_ctrl(const struct dmnic *dm);
+int dmnic_hwtstamp_get(struct net_device *netdev,
+		       struct kernel_hwtstamp_config *cfg);
+int dmnic_hwtstamp_set(struct net_device *netdev,
+		       struct kernel_hwtstamp_config *cfg,
+		       struct netlink_ext_ack *extack);
+int dmnic_get_ts_info(struct net_device *netdev,
+		      struct kernel_ethtool_ts_info *info);
 void dmnic_rules_write_all(struct dmnic *dm);
 void dmnic_rss_hash_init(struct dmnic *dm);
 void dmnic_rss_hash_write(struct dmnic *dm);

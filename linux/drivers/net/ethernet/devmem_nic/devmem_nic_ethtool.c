@@ -1177,4 +1177,5 @@ const struct ethtool_ops dmnic_ethtool_ops = {
 	.get_fecparam		= dmnic_get_fecparam,
 	.set_fecparam		= dmnic_set_fecparam,
 	.get_fec_stats		= dmnic_get_fec_stats,
+	.get_ts_info		= dmnic_get_ts_info,	/* devmem_nic_ptp.c */
 };

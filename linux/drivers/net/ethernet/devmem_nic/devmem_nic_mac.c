@@ -71,9 +71,14 @@ void dmnic_hw_mstats_freeze(struct dmnic *dm)
 	dmnic_hw_mstats_add(&dm->hw_base_m, &now);
 }
 
-/* After a reset (the device forgets) and at open: the user's settings. */
+/*
+ * After a reset (the device forgets) and at open: the user's pause, FEC
+ * and timestamping settings.
+ */
 void dmnic_mac_program(struct dmnic *dm)
 {
+	if (dm->caps & DMNIC_CAPS_PTP)
+		dmnic_wr32(dm, DMNIC_REG_PTP_CTRL, dmnic_ptp_ctrl(dm));
 	if (dm->caps & DMNIC_CAPS_PAUSE)
 		dmnic_wr32(dm, DMNIC_REG_PAUSE_CTRL, dm->pause_ctrl);
 	if (dm->caps & DMNIC_CAPS_FEC)

@@ -853,6 +853,8 @@ static const struct net_device_ops dmnic_netdev_ops = {
 	.ndo_change_mtu		= dmnic_change_mtu,
 	.ndo_tx_timeout		= dmnic_tx_timeout,
 	.ndo_bpf		= dmnic_bpf,
+	.ndo_hwtstamp_get	= dmnic_hwtstamp_get,
+	.ndo_hwtstamp_set	= dmnic_hwtstamp_set,
 };
 
 /* ---- queue management ops: restart one RX queue while the device runs ---- */

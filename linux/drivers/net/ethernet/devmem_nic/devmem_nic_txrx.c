@@ -356,7 +356,11 @@ int dmnic_tx_alloc(struct dmnic *dm, struct dmnic_tx_ring *tx)
 	tx->cmpl = dma_alloc_coherent(dev, tx->size * sizeof(*tx->cmpl),
 				      &tx->cmpl_dma, GFP_KERNEL);
 	tx->bufs = kvcalloc(tx->size, sizeof(*tx->bufs), GFP_KERNEL);
-	if (!tx->desc || !tx->cmpl || !tx->bufs) {
+	if (dm->caps & DMNIC_CAPS_PTP)
+		tx->ts = dma_alloc_coherent(dev, tx->size * sizeof(*tx->ts),
+					    &tx->ts_dma, GFP_KERNEL);
+	if (!tx->desc || !tx->cmpl || !tx->bufs ||
+	    (!tx->ts && (dm->caps & DMNIC_CAPS_PTP))) {
 		dmnic_tx_free(dm, tx);
 		return -ENOMEM;
 	}
@@ -374,7 +378,11 @@ void dmnic_tx_free(struct dmnic *dm, struct dmnic_tx_ring *tx)
 	if (tx->cmpl)
 		dma_free_coherent(dev, tx->size * sizeof(*tx->cmpl), tx->cmpl,
 				  tx->cmpl_dma);
+	if (tx->ts)
+		dma_free_coherent(dev, tx->size * sizeof(*tx->ts), tx->ts,
+				  tx->ts_dma);
 	kvfree(tx->bufs);
+	tx->ts = NULL;
 	tx->desc = NULL;
 	tx->cmpl = NULL;
 	tx->bufs = NULL;
@@ -400,6 +408,12 @@ void dmnic_tx_hw_start(struct dmnic *dm, struct dmnic_tx_ring *tx)
 
 	dmnic_wr_ring(dm, q, DMNIC_Q_TXD, tx->desc_dma, tx->size);
 	dmnic_wr_ring(dm, q, DMNIC_Q_TXC, tx->cmpl_dma, tx->size);
+	if (dm->caps & DMNIC_CAPS_PTP) {
+		dmnic_wr32(dm, DMNIC_QREG(q, DMNIC_Q_TXTS_LO),
+			   lower_32_bits(tx->ts_dma));
+		dmnic_wr32(dm, DMNIC_QREG(q, DMNIC_Q_TXTS_HI),
+			   upper_32_bits(tx->ts_dma));
+	}
 	dmnic_wr32(dm, DMNIC_QREG(q, DMNIC_Q_TXD + DMNIC_RING_DRV), 0);
 	dmnic_q_ctrl_set(dm, q, 0, DMNIC_Q_CTRL_TX_ENABLE);
 }
@@ -462,6 +476,20 @@ static void dmnic_tx_release(struct dmnic *dm, struct dmnic_tx_ring *tx,
 	}
 }
 
+/* A TX timestamp for the skb of the packet at head (ndesc descriptors). */
+static void dmnic_tx_tstamp(struct dmnic_tx_ring *tx, unsigned int ndesc,
+			    u64 ns)
+{
+	struct sk_buff *skb = tx->bufs[(tx->head + ndesc - 1) &
+				       (tx->size - 1)].skb;
+	struct skb_shared_hwtstamps hwts = {};
+
+	if (!skb)
+		return;
+	hwts.hwtstamp = ns_to_ktime(ns);
+	skb_tstamp_tx(skb, &hwts);
+}
+
 /* Drop everything still on the ring (queue stopped). */
 void dmnic_tx_clean_all(struct dmnic *dm, struct dmnic_tx_ring *tx)
 {
@@ -509,6 +537,9 @@ static bool dmnic_tx_clean(struct dmnic *dm, struct dmnic_tx_ring *tx,
 		}
 		ndesc = first->pkt_ndesc;
 		len = first->pkt_bytes;
+		if (unlikely(le32_to_cpu(c->flags) & DMNIC_TXC_F_TS) && tx->ts)
+			dmnic_tx_tstamp(tx, ndesc,
+					le64_to_cpu(tx->ts[tx->cmpl_head]));
 		/* XDP_TX frames never went through BQL. */
 		if (!first->xdp_netmem)
 			bql += len;
@@ -693,6 +724,11 @@ netdev_tx_t dmnic_xmit(struct sk_buff *skb, struct net_device *netdev)
 		goto drop;
 	if (psp)
 		dmnic_psp_desc(&tx->desc[first], psp);
+	if (unlikely(skb_shinfo(skb)->tx_flags & SKBTX_HW_TSTAMP) && tx->ts &&
+	    dm->hwts.tx_type == HWTSTAMP_TX_ON) {
+		skb_shinfo(skb)->tx_flags |= SKBTX_IN_PROGRESS;
+		tx->desc[first].flags |= cpu_to_le16(DMNIC_TXD_F_TS);
+	}
 
 	u64_stats_update_begin(&tx->stats.syncp);
 	if (skb->ip_summed == CHECKSUM_PARTIAL)
@@ -1022,7 +1058,10 @@ int dmnic_rx_alloc(struct dmnic *dm, struct dmnic_rx_queue *rx,
 	rx->cmpl_size = 2 * size;
 	rx->cmpl = dma_alloc_coherent(dev, rx->cmpl_size * sizeof(*rx->cmpl),
 				      &rx->cmpl_dma, GFP_KERNEL);
-	if (!rx->cmpl) {
+	if (dm->caps & DMNIC_CAPS_PTP)
+		rx->ts = dma_alloc_coherent(dev, rx->cmpl_size * sizeof(*rx->ts),
+					    &rx->ts_dma, GFP_KERNEL);
+	if (!rx->cmpl || (!rx->ts && (dm->caps & DMNIC_CAPS_PTP))) {
 		err = -ENOMEM;
 		goto err_free;
 	}
@@ -1044,6 +1083,11 @@ void dmnic_rx_free(struct dmnic *dm, struct dmnic_rx_queue *rx)
 		dma_free_coherent(&dm->pdev->dev,
 				  rx->cmpl_size * sizeof(*rx->cmpl), rx->cmpl,
 				  rx->cmpl_dma);
+	if (rx->ts)
+		dma_free_coherent(&dm->pdev->dev,
+				  rx->cmpl_size * sizeof(*rx->ts), rx->ts,
+				  rx->ts_dma);
+	rx->ts = NULL;
 	rx->cmpl = NULL;
 }
 
@@ -1058,6 +1102,12 @@ void dmnic_rx_hw_start(struct dmnic *dm, struct dmnic_rx_queue *rx)
 	dmnic_wr_ring(dm, q, DMNIC_Q_HBR, rx->hdr.desc_dma, rx->hdr.size);
 	dmnic_wr_ring(dm, q, DMNIC_Q_PBR, rx->pay.desc_dma, rx->pay.size);
 	dmnic_wr_ring(dm, q, DMNIC_Q_RXC, rx->cmpl_dma, rx->cmpl_size);
+	if (dm->caps & DMNIC_CAPS_PTP) {
+		dmnic_wr32(dm, DMNIC_QREG(q, DMNIC_Q_RXTS_LO),
+			   lower_32_bits(rx->ts_dma));
+		dmnic_wr32(dm, DMNIC_QREG(q, DMNIC_Q_RXTS_HI),
+			   upper_32_bits(rx->ts_dma));
+	}
 	/* Buffer rings start empty at index 0 (DEV is reset by the enable).
 	 * When an old queue is restarted, reclaim what it still had posted.
 	 */
@@ -1408,6 +1458,8 @@ static void dmnic_rx_deliver(struct dmnic *dm, struct dmnic_rx_queue *rx,
 			     dmnic_rx_hash_type(c->rss_type));
 
 	skb_record_rx_queue(skb, rx->idx);
+	if (rx->skb_ts)
+		skb_hwtstamps(skb)->hwtstamp = ns_to_ktime(rx->skb_ts);
 
 	/* qstats count wire packets; hw-gro only for GRO-HW, not LRO */
 	u64_stats_update_begin(&rx->stats.syncp);
@@ -1550,6 +1602,8 @@ static int dmnic_rx_clean(struct dmnic *dm, struct dmnic_napi *qv, int budget)
 		if (flags & DMNIC_RXC_F_SOP) {
 			if (unlikely(rx->skb || rx->xbuf_hdr || rx->skb_bad))
 				dmnic_rx_drop(rx);	/* EOP never came */
+			rx->skb_ts = (flags & DMNIC_RXC_F_TS) && rx->ts ?
+				     le64_to_cpu(rx->ts[rx->cmpl_head]) : 0;
 			if ((flags & DMNIC_RXC_F_HDR) && rx->xdp) {
 				started = dmnic_rx_start_xdp(dm, rx, c);
 			} else if (flags & DMNIC_RXC_F_HDR) {
