@@ -649,7 +649,7 @@ static bool dmnic_tx_map(struct dmnic *dm, struct dmnic_tx_ring *tx,
 	tx->bufs[first].pkt_bytes = skb->len;
 	tx->bufs[first].pkt_ndesc = ((eop - first) & mask) + 1;
 	if (skb_is_gso(skb) && csum) {
-		u16 segs = skb_shinfo(skb)->gso_segs;
+		u16 segs = skb_shinfo(skb)->gso_segs ?: 1;
 
 		tx->bufs[first].pkt_segs = segs;
 		tx->bufs[first].pkt_hdr_extra = (segs - 1) *
