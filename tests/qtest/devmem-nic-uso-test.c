@@ -238,6 +238,132 @@ static void test_tso_counted(void)
     dn_stop(&s);
 }
 
+/*
+ * 1.3 CAPS_TSO_IPXIP: TSO of IPv4/IPv6 in IPv4/IPv6 (ipip, sit, ip6tnl with
+ * its encapsulation limit option): both IP headers fixed per segment
+ */
+typedef struct TnlCase {
+    int outer;
+    int inner;
+    int l4;             /* DL_PROTO_TCP; UDP: refused */
+} TnlCase;
+
+/* Outer headers for @inner (an IP packet of @ilen bytes) into @f */
+static size_t build_tnl(uint8_t *f, int outer, int inner_ver,
+                        const uint8_t *inner, size_t ilen)
+{
+    uint8_t proto = inner_ver == 4 ? 4 : 41;
+    size_t o = 14;
+
+    memcpy(f, (uint8_t[]){ 0x52, 0x54, 0x00, 0x12, 0x34, 0x57,
+                           0x52, 0x54, 0x00, 0x12, 0x34, 0x56 }, 12);
+    stw_be_p(f + 12, outer == 4 ? 0x0800 : 0x86dd);
+    if (outer == 4) {
+        memset(f + o, 0, 20);
+        f[o] = 0x45;
+        stw_be_p(f + o + 2, 20 + ilen);
+        stw_be_p(f + o + 4, 0x1111);
+        stw_be_p(f + o + 6, 0x4000);            /* DF */
+        f[o + 8] = 64;
+        f[o + 9] = proto;
+        memcpy(f + o + 12, (uint8_t[]){ 10, 9, 0, 1, 10, 9, 0, 2 }, 8);
+        o += 20;
+    } else {
+        memset(f + o, 0, 48);
+        f[o] = 0x60;
+        stw_be_p(f + o + 4, 8 + ilen);
+        f[o + 6] = 60;                          /* Destination Options */
+        f[o + 7] = 64;
+        f[o + 8 + 15] = 1;
+        f[o + 24 + 15] = 2;
+        o += 40;
+        /* tunnel encapsulation limit 4, PadN */
+        memcpy(f + o, (uint8_t[]){ proto, 0, 4, 1, 4, 1, 1, 0 }, 8);
+        o += 8;
+    }
+    memcpy(f + o, inner, ilen);
+    return o;
+}
+
+static void check_tso_tnl(const void *opaque)
+{
+    const TnlCase *c = opaque;
+    g_autofree uint8_t *in = g_malloc0(DN_FRAME_MAX);
+    g_autofree uint8_t *frame = g_malloc0(DN_FRAME_MAX);
+    g_autofree uint8_t *out = g_malloc0(DN_FRAME_MAX);
+    g_autofree uint8_t *plain = g_malloc0(DN_FRAME_MAX);
+    const size_t pay = 3500, mss = 1000;
+    size_t ilen, ihlen, io, len, h, l4, got = 0;
+    unsigned i, nseg = DIV_ROUND_UP(pay, mss);
+    DlPktSpec spec;
+    uint64_t buf;
+    DnState s;
+
+    uso_start(&s);
+    g_assert_true(dn_rd(&s, DMNIC_REG_CAPS) & DMNIC_CAPS_TSO_IPXIP);
+    dl_pkt_default(&spec, c->inner, c->l4, pay);
+    ilen = dl_pkt_build(&spec, in, &ihlen) - 14;
+    io = build_tnl(frame, c->outer, c->inner, in + 14, ilen);
+    len = io + ilen;
+    h = io + ihlen - 14;                        /* first payload byte */
+    l4 = h - (c->l4 == DL_PROTO_TCP ? 20 : 8);
+    buf = dn_galloc(&s, len);
+    post_frame(&s, buf, frame, len, 2, DMNIC_TXD_F_TSO | DMNIC_TXD_F_CSUM,
+               l4, 16, mss);
+    dn_ring_doorbell(&s, 0, DN_TXD);
+    if (c->l4 != DL_PROTO_TCP) {
+        dn_expect_qerr(&s, 0, true, DMNIC_QERR_BAD_DESC);
+        g_assert_cmpuint(dn_qstat(&s, 0, DMNIC_Q_TX_PACKETS), ==, 0);
+        dn_stop(&s);
+        return;
+    }
+    for (i = 0; i < nseg; i++) {
+        size_t seg = MIN(mss, pay - got);
+        ssize_t n = dn_wire_recv(&s, out, DN_FRAME_MAX);
+
+        g_assert_cmpint(n, ==, h + seg);
+        if (c->outer == 4) {
+            g_assert_cmpuint(lduw_be_p(out + 16), ==, n - 14);
+            g_assert_cmphex(lduw_be_p(out + 18), ==, 0x1111 + i);
+            g_assert_cmphex(dl_csum_fold(dl_csum_add(0, out + 14, 20)), ==,
+                            0xffff);
+        } else {
+            g_assert_cmpuint(lduw_be_p(out + 18), ==, n - 14 - 40);
+            g_assert_cmpmem(out + 54, 8, frame + 54, 8);
+        }
+        if (c->inner == 4) {
+            g_assert_cmpuint(lduw_be_p(out + io + 2), ==, n - io);
+            g_assert_cmphex(lduw_be_p(out + io + 4), ==, 0x1234 + i);
+            g_assert_cmphex(dl_csum_fold(dl_csum_add(0, out + io, 20)), ==,
+                            0xffff);
+        } else {
+            g_assert_cmpuint(lduw_be_p(out + io + 4), ==, n - io - 40);
+        }
+        /* the inner packet alone, on Ethernet: its TCP checksum */
+        memcpy(plain, in, 14);
+        memcpy(plain + 14, out + io, n - io);
+        g_assert_true(dl_pkt_l4_csum_ok(plain, n - io + 14));
+        g_assert_cmphex(ldl_be_p(out + l4 + 4), ==, 0x01020304 + got);
+        g_assert_cmpmem(out + h, seg, frame + h + got, seg);
+        got += seg;
+    }
+    g_assert_cmpuint(dn_qstat(&s, 0, DMNIC_Q_TX_TSO), ==, 1);
+    g_assert_cmpuint(dn_qstat(&s, 0, DMNIC_Q_TX_LSO_WIRE_PACKETS), ==, nseg);
+    g_assert_cmpuint(dn_qstat(&s, 0, DMNIC_Q_TX_LSO_WIRE_BYTES), ==,
+                     len + (nseg - 1) * h);
+    dn_stop(&s);
+}
+
+static const TnlCase tnl_cases[] = {
+    { 4, 4, DL_PROTO_TCP }, { 4, 6, DL_PROTO_TCP },
+    { 6, 4, DL_PROTO_TCP }, { 6, 6, DL_PROTO_TCP },
+    { 4, 4, DL_PROTO_UDP },
+};
+static const char *const tnl_names[] = {
+    "tso-ipip", "tso-sit", "tso-ip6tnl-ipv4", "tso-ip6tnl-ipv6",
+    "refused/tso-ipip-udp",
+};
+
 typedef enum {
     BAD_TCP,            /* USO on a TCP frame */
     BAD_WITH_TSO,       /* USO and TSO */
@@ -423,6 +549,13 @@ int main(int argc, char **argv)
                                                 bad_names[i]);
 
         qtest_add_data_func(name, GINT_TO_POINTER(i), test_uso_refused);
+    }
+    QEMU_BUILD_BUG_ON(ARRAY_SIZE(tnl_names) != ARRAY_SIZE(tnl_cases));
+    for (i = 0; i < ARRAY_SIZE(tnl_cases); i++) {
+        g_autofree char *name = g_strdup_printf("/devmem-nic-uso/%s",
+                                                tnl_names[i]);
+
+        qtest_add_data_func(name, &tnl_cases[i], check_tso_tnl);
     }
     qtest_add_func("/devmem-nic-uso/link-down", test_uso_link_down);
     qtest_add_func("/devmem-nic-uso/migration", test_uso_migration);

@@ -23,6 +23,9 @@
 #define DMNIC_MIN_FRAME         ETH_HLEN
 #define DMNIC_TX_BUF_SIZE       DMNIC_TSO_MAX_FRAME
 #define DMNIC_TCP_CSUM_OFF      offsetof(tcp_header, th_sum)
+/* IP protocols of IP-in-IP (RFC 2003, RFC 2473) */
+#define DMNIC_PROTO_IPIP        4
+#define DMNIC_PROTO_IPV6        41
 /* the TCP flags byte (the low byte of th_offset_flags) */
 #define DMNIC_TCP_FLAGS_OFF     (offsetof(tcp_header, th_offset_flags) + 1)
 /* frames put on the wire per queue and TX bottom-half run (see tx_bh) */
@@ -234,6 +237,7 @@ typedef struct DmnicPkt {
     size_t l3_off;
     uint8_t l4;             /* 0, TCP or UDP (parsed) */
     size_t l4_off;
+    uint8_t l4_proto;       /* IP protocol / next header at l4_off */
     size_t hdr_len;         /* H: first payload byte */
     size_t pay_len;         /* P */
     size_t ip_end;
@@ -379,6 +383,7 @@ static void dmnic_parse(DmnicPkt *p, const uint8_t *buf, size_t len,
             p->flags |= DMNIC_RXC_F_FRAG;
             return;
         }
+        p->l4_proto = iph.ip_p;
         dmnic_parse_l4(p, buf, iph.ip_p);
     } else if (et == ETH_P_IPV6 && off + sizeof(struct ip6_header) <= len) {
         struct ip6_header ip6h;
@@ -424,6 +429,7 @@ static void dmnic_parse(DmnicPkt *p, const uint8_t *buf, size_t len,
             return;
         }
         p->l4_off = pos;
+        p->l4_proto = nh;
         dmnic_parse_l4(p, buf, nh);
     }
 }
@@ -1110,27 +1116,110 @@ static void dmnic_tx_send(DevmemNicCore *core, uint8_t *buf, size_t len)
  * - to a peer with a vnet header it hands the super-frame unsegmented,
  *   so what goes on the wire would depend on the backend.
  */
+/*
+ * 1.3 (CAPS_TSO_IPXIP): the inner IPv4 or IPv6 header and TCP of an
+ * IP-in-IP frame whose outer header @o is parsed, into @in (l3, l3_off,
+ * l4, l4_off, hdr_len); false if it is not one the device segments.
+ */
+static bool dmnic_parse_ipxip(const DmnicPkt *o, const uint8_t *buf,
+                              size_t len, DmnicPkt *in)
+{
+    size_t off = o->l4_off, tcp;
+    tcp_header th;
+
+    if (!o->l3 || o->l4 || (o->flags & DMNIC_RXC_F_FRAG) ||
+        o->ip_end != len) {
+        return false;
+    }
+    memset(in, 0, sizeof(*in));
+    in->l3_off = off;
+    if (o->l4_proto == DMNIC_PROTO_IPIP &&
+        off + sizeof(struct ip_header) <= len) {
+        size_t ihl = IP_HDR_GET_LEN(buf + off);
+        struct ip_header iph;
+
+        memcpy(&iph, buf + off, sizeof(iph));
+        if (IP_HEADER_VERSION(&iph) != IP_HEADER_VERSION_4 ||
+            ihl < sizeof(iph) || be16_to_cpu(iph.ip_len) != len - off ||
+            IP4_IS_FRAGMENT(&iph) || iph.ip_p != IP_PROTO_TCP) {
+            return false;
+        }
+        in->l3 = 4;
+        tcp = off + ihl;
+    } else if (o->l4_proto == DMNIC_PROTO_IPV6 &&
+               off + sizeof(struct ip6_header) <= len) {
+        struct ip6_header ip6h;
+
+        memcpy(&ip6h, buf + off, sizeof(ip6h));
+        if ((ip6h.ip6_ctlun.ip6_un2_vfc >> 4) != 6 ||
+            be16_to_cpu(ip6h.ip6_plen) != len - off - sizeof(ip6h) ||
+            ip6h.ip6_nxt != IP_PROTO_TCP) {
+            return false;
+        }
+        in->l3 = 6;
+        tcp = off + sizeof(ip6h);
+    } else {
+        return false;
+    }
+    if (tcp + sizeof(th) > len) {
+        return false;
+    }
+    memcpy(&th, buf + tcp, sizeof(th));
+    if (TCP_HEADER_DATA_OFFSET(&th) < sizeof(th) ||
+        tcp + TCP_HEADER_DATA_OFFSET(&th) > len) {
+        return false;
+    }
+    in->l4 = IP_PROTO_TCP;
+    in->l4_off = tcp;
+    in->hdr_len = tcp + TCP_HEADER_DATA_OFFSET(&th);
+    in->ip_end = len;
+    return true;
+}
+
+/* An IP header of segment @sb of @seg_len bytes: lengths, ID, checksum */
+static void dmnic_tso_fix_ip(uint8_t *sb, int l3, size_t l3_off,
+                             size_t seg_len, uint16_t id)
+{
+    uint8_t *ip = sb + l3_off;
+
+    if (l3 == 4) {
+        stw_be_p(ip + offsetof(struct ip_header, ip_len), seg_len - l3_off);
+        stw_be_p(ip + offsetof(struct ip_header, ip_id), id);
+        stw_be_p(ip + offsetof(struct ip_header, ip_sum), 0);
+        stw_be_p(ip + offsetof(struct ip_header, ip_sum),
+                 net_raw_checksum(ip, IP_HDR_GET_LEN(ip)));
+    } else {
+        stw_be_p(ip + offsetof(struct ip6_header, ip6_plen),
+                 seg_len - l3_off - sizeof(struct ip6_header));
+    }
+}
+
 static bool dmnic_tx_tso(DevmemNicCore *core, unsigned qi, size_t len,
                          const DmnicTxd *d0, bool send, uint32_t *nseg,
                          uint64_t *wire)
 {
     const uint8_t *buf = core->tx_buf;
     uint8_t *sb = core->tx_seg;
-    DmnicPkt p;
+    DmnicPkt o, in, *t = &o;
     size_t h, pay, off, mss = d0->mss;
     uint32_t seq;
-    uint16_t ip_id = 0;
+    uint16_t ip_id = 0, o_id = 0;
+    bool tnl = false;
     unsigned i;
 
-    dmnic_parse(&p, buf, len, true);
-    if (p.l4 != IP_PROTO_TCP || d0->csum_start != p.l4_off ||
+    dmnic_parse(&o, buf, len, true);
+    if (o.l4 != IP_PROTO_TCP && dmnic_parse_ipxip(&o, buf, len, &in)) {
+        tnl = true;
+        t = &in;
+    }
+    if (t->l4 != IP_PROTO_TCP || d0->csum_start != t->l4_off ||
         d0->csum_offset != DMNIC_TCP_CSUM_OFF || mss < DMNIC_TSO_MSS_MIN ||
-        p.hdr_len + mss > DMNIC_TSO_MAX_SEG || p.ip_end != len) {
+        t->hdr_len + mss > DMNIC_TSO_MAX_SEG || o.ip_end != len) {
         dmnic_queue_error(core, qi, true, DMNIC_QERR_BAD_DESC,
-                          "TSO on a frame that is not plain TCP (l4 %u, "
-                          "csum_start %u/%zu, csum_offset %u, mss %zu, "
-                          "ip end %zu/%zu)", p.l4, d0->csum_start, p.l4_off,
-                          d0->csum_offset, mss, p.ip_end, len);
+                          "TSO on a frame that is not plain TCP (nor "
+                          "IP-in-IP TCP; l4 %u, csum_start %u/%zu, csum_offset %u, "
+                          "mss %zu, ip end %zu/%zu)", t->l4, d0->csum_start,
+                          t->l4_off, d0->csum_offset, mss, o.ip_end, len);
         return false;
     }
     if (!send) {
@@ -1139,36 +1228,29 @@ static bool dmnic_tx_tso(DevmemNicCore *core, unsigned qi, size_t len,
         *wire = len;
         return true;
     }
-    h = p.hdr_len;
+    h = t->hdr_len;
     pay = len - h;
-    seq = ldl_be_p(buf + p.l4_off + offsetof(tcp_header, th_seq));
-    if (p.l3 == 4) {
-        ip_id = lduw_be_p(buf + p.l3_off + offsetof(struct ip_header, ip_id));
+    seq = ldl_be_p(buf + t->l4_off + offsetof(tcp_header, th_seq));
+    if (t->l3 == 4) {
+        ip_id = lduw_be_p(buf + t->l3_off + offsetof(struct ip_header, ip_id));
+    }
+    if (tnl && o.l3 == 4) {
+        o_id = lduw_be_p(buf + o.l3_off + offsetof(struct ip_header, ip_id));
     }
     *nseg = 0;
     *wire = 0;
     for (off = 0, i = 0; off < pay || (!pay && !i); off += mss, i++) {
         size_t seg = MIN(mss, pay - off);
-        uint8_t *ip = sb + p.l3_off;
-        uint8_t *tcp = sb + p.l4_off;
-        size_t tcplen = h - p.l4_off + seg;
+        uint8_t *tcp = sb + t->l4_off;
+        size_t tcplen = h - t->l4_off + seg;
         uint64_t sum;
 
         memcpy(sb, buf, h);
         memcpy(sb + h, buf + h + off, seg);
-        if (p.l3 == 4) {
-            size_t ihl = IP_HDR_GET_LEN(ip);
-
-            stw_be_p(ip + offsetof(struct ip_header, ip_len),
-                     h - p.l3_off + seg);
-            stw_be_p(ip + offsetof(struct ip_header, ip_id), ip_id + i);
-            stw_be_p(ip + offsetof(struct ip_header, ip_sum), 0);
-            stw_be_p(ip + offsetof(struct ip_header, ip_sum),
-                     net_raw_checksum(ip, ihl));
-        } else {
-            stw_be_p(ip + offsetof(struct ip6_header, ip6_plen),
-                     h - p.l3_off - sizeof(struct ip6_header) + seg);
+        if (tnl) {
+            dmnic_tso_fix_ip(sb, o.l3, o.l3_off, h + seg, o_id + i);
         }
+        dmnic_tso_fix_ip(sb, t->l3, t->l3_off, h + seg, ip_id + i);
         stl_be_p(tcp + offsetof(tcp_header, th_seq), seq + off);
         if (off + seg < pay) {
             /* last segment only */
@@ -1178,7 +1260,7 @@ static bool dmnic_tx_tso(DevmemNicCore *core, unsigned qi, size_t len,
             tcp[DMNIC_TCP_FLAGS_OFF] &= ~TH_CWR;    /* first segment only */
         }
         stw_be_p(tcp + DMNIC_TCP_CSUM_OFF, 0);
-        sum = dmnic_pseudo_sum(&p, sb, IP_PROTO_TCP, tcplen);
+        sum = dmnic_pseudo_sum(t, sb, IP_PROTO_TCP, tcplen);
         sum = dmnic_csum_add(sum, tcp, tcplen);
         stw_be_p(tcp + DMNIC_TCP_CSUM_OFF, ~dmnic_csum_fold(sum));
         if (send) {
@@ -1806,7 +1888,8 @@ uint64_t devmem_nic_core_read(DevmemNicCore *core, hwaddr addr, unsigned size)
                   DMNIC_CAPS_RSS_CTX | DMNIC_CAPS_RSS_HFIELDS |
                   DMNIC_CAPS_HW_GRO | DMNIC_CAPS_LRO |
                   DMNIC_CAPS_RSS_FLOW_LABEL | DMNIC_CAPS_USO |
-                  DMNIC_CAPS_PAUSE | DMNIC_CAPS_FEC | DMNIC_CAPS_PTP;
+                  DMNIC_CAPS_PAUSE | DMNIC_CAPS_FEC | DMNIC_CAPS_PTP |
+                  DMNIC_CAPS_TSO_IPXIP;
             val |= devmem_nic_psp_available() ? DMNIC_CAPS_PSP : 0;
             break;
         case DMNIC_REG_CTRL:

@@ -222,6 +222,7 @@
  * 0x16..0x1f, RXC flag bits 24..27.
  */
 #define DMNIC_CAPS_PSP              (1u << 16)
+#define DMNIC_CAPS_TSO_IPXIP        (1u << 17)  /* 1.3: TSO of IP-in-IP */
 #define DMNIC_PSP_UDP_PORT          1000
 #define DMNIC_PSP_HDR_LEN           16      /* PSP header without options */
 #define DMNIC_PSP_ENCAP_LEN         24      /* UDP + PSP header */
