@@ -1201,7 +1201,7 @@ static void test_rss_contexts(void)
 
     dn_start(&s, NULL);
     all_rx_setup(&s);
-    g_assert_cmphex(dn_rd(&s, DMNIC_REG_VERSION), ==, 0x00010002);
+    g_assert_cmphex(dn_rd(&s, DMNIC_REG_VERSION), ==, 0x00010003);
     g_assert_true(dn_rd(&s, DMNIC_REG_CAPS) & DMNIC_CAPS_RSS_CTX);
     g_assert_cmpuint(dn_rd(&s, DMNIC_REG_RSS_NUM_CTX), ==, DMNIC_RSS_NUM_CTX);
     g_assert_cmpuint(dn_rd(&s, DMNIC_REG_RSS_NUM_CTX), ==, 8);

@@ -23,6 +23,9 @@
 #define DMNIC_MIN_FRAME         ETH_HLEN
 #define DMNIC_TX_BUF_SIZE       DMNIC_TSO_MAX_FRAME
 #define DMNIC_TCP_CSUM_OFF      offsetof(tcp_header, th_sum)
+/* IP protocols of IP-in-IP (RFC 2003, RFC 2473) */
+#define DMNIC_PROTO_IPIP        4
+#define DMNIC_PROTO_IPV6        41
 /* the TCP flags byte (the low byte of th_offset_flags) */
 #define DMNIC_TCP_FLAGS_OFF     (offsetof(tcp_header, th_offset_flags) + 1)
 /* frames put on the wire per queue and TX bottom-half run (see tx_bh) */
@@ -234,6 +237,7 @@ typedef struct DmnicPkt {
     size_t l3_off;
     uint8_t l4;             /* 0, TCP or UDP (parsed) */
     size_t l4_off;
+    uint8_t l4_proto;       /* IP protocol / next header at l4_off */
     size_t hdr_len;         /* H: first payload byte */
     size_t pay_len;         /* P */
     size_t ip_end;
@@ -380,6 +384,7 @@ static void dmnic_parse(DmnicPkt *p, const uint8_t *buf, size_t len,
             p->flags |= DMNIC_RXC_F_FRAG;
             return;
         }
+        p->l4_proto = iph.ip_p;
         dmnic_parse_l4(p, buf, iph.ip_p);
     } else if (et == ETH_P_IPV6 && off + sizeof(struct ip6_header) <= len) {
         struct ip6_header ip6h;
@@ -425,6 +430,7 @@ static void dmnic_parse(DmnicPkt *p, const uint8_t *buf, size_t len,
             return;
         }
         p->l4_off = pos;
+        p->l4_proto = nh;
         dmnic_parse_l4(p, buf, nh);
     }
 }
@@ -796,6 +802,11 @@ static bool dmnic_write_cpl(DevmemNicCore *core, unsigned qi, bool tx,
     if (gen) {
         flags |= DMNIC_RXC_F_GEN;
     }
+    if (!devmem_nic_ptp_stamp(core, qi, tx, r->dev, &flags)) {
+        dmnic_queue_error(core, qi, tx, DMNIC_QERR_DMA, "timestamp write "
+                          "for completion %u failed", r->dev);
+        return false;
+    }
     stl_le_p(c + size - 4, flags);
     if (devmem_nic_fault_cpl(core, qi, tx, c, size)) {
         return true;        /* lost on purpose (fault injection) */
@@ -982,6 +993,7 @@ static bool dmnic_rx_deliver(DevmemNicCore *core, unsigned qi,
 nobuf:
     q->stats[DMNIC_QS_RX_DROP_NOBUF]++;
     trace_devmem_nic_rx_nobuf(qi, p->len);
+    devmem_nic_mac_rx_nobuf(core);
     return true;
 }
 
@@ -996,6 +1008,9 @@ ssize_t devmem_nic_core_receive(DevmemNicCore *core, const uint8_t *buf,
     if (!devmem_nic_core_link_up(core)) {
         core->gstats[DMNIC_GS_RX_DROP_LINK]++;
         return size;
+    }
+    if (devmem_nic_mac_rx(core, buf, size)) {
+        return size;        /* a pause frame */
     }
     if (size < DMNIC_MIN_FRAME) {
         core->gstats[DMNIC_GS_RX_RUNT]++;
@@ -1195,27 +1210,110 @@ static void dmnic_tx_send(DevmemNicCore *core, uint8_t *buf, size_t len)
  * - to a peer with a vnet header it hands the super-frame unsegmented,
  *   so what goes on the wire would depend on the backend.
  */
+/*
+ * 1.3 (CAPS_TSO_IPXIP): the inner IPv4 or IPv6 header and TCP of an
+ * IP-in-IP frame whose outer header @o is parsed, into @in (l3, l3_off,
+ * l4, l4_off, hdr_len); false if it is not one the device segments.
+ */
+static bool dmnic_parse_ipxip(const DmnicPkt *o, const uint8_t *buf,
+                              size_t len, DmnicPkt *in)
+{
+    size_t off = o->l4_off, tcp;
+    tcp_header th;
+
+    if (!o->l3 || o->l4 || (o->flags & DMNIC_RXC_F_FRAG) ||
+        o->ip_end != len) {
+        return false;
+    }
+    memset(in, 0, sizeof(*in));
+    in->l3_off = off;
+    if (o->l4_proto == DMNIC_PROTO_IPIP &&
+        off + sizeof(struct ip_header) <= len) {
+        size_t ihl = IP_HDR_GET_LEN(buf + off);
+        struct ip_header iph;
+
+        memcpy(&iph, buf + off, sizeof(iph));
+        if (IP_HEADER_VERSION(&iph) != IP_HEADER_VERSION_4 ||
+            ihl < sizeof(iph) || be16_to_cpu(iph.ip_len) != len - off ||
+            IP4_IS_FRAGMENT(&iph) || iph.ip_p != IP_PROTO_TCP) {
+            return false;
+        }
+        in->l3 = 4;
+        tcp = off + ihl;
+    } else if (o->l4_proto == DMNIC_PROTO_IPV6 &&
+               off + sizeof(struct ip6_header) <= len) {
+        struct ip6_header ip6h;
+
+        memcpy(&ip6h, buf + off, sizeof(ip6h));
+        if ((ip6h.ip6_ctlun.ip6_un2_vfc >> 4) != 6 ||
+            be16_to_cpu(ip6h.ip6_plen) != len - off - sizeof(ip6h) ||
+            ip6h.ip6_nxt != IP_PROTO_TCP) {
+            return false;
+        }
+        in->l3 = 6;
+        tcp = off + sizeof(ip6h);
+    } else {
+        return false;
+    }
+    if (tcp + sizeof(th) > len) {
+        return false;
+    }
+    memcpy(&th, buf + tcp, sizeof(th));
+    if (TCP_HEADER_DATA_OFFSET(&th) < sizeof(th) ||
+        tcp + TCP_HEADER_DATA_OFFSET(&th) > len) {
+        return false;
+    }
+    in->l4 = IP_PROTO_TCP;
+    in->l4_off = tcp;
+    in->hdr_len = tcp + TCP_HEADER_DATA_OFFSET(&th);
+    in->ip_end = len;
+    return true;
+}
+
+/* An IP header of segment @sb of @seg_len bytes: lengths, ID, checksum */
+static void dmnic_tso_fix_ip(uint8_t *sb, int l3, size_t l3_off,
+                             size_t seg_len, uint16_t id)
+{
+    uint8_t *ip = sb + l3_off;
+
+    if (l3 == 4) {
+        stw_be_p(ip + offsetof(struct ip_header, ip_len), seg_len - l3_off);
+        stw_be_p(ip + offsetof(struct ip_header, ip_id), id);
+        stw_be_p(ip + offsetof(struct ip_header, ip_sum), 0);
+        stw_be_p(ip + offsetof(struct ip_header, ip_sum),
+                 net_raw_checksum(ip, IP_HDR_GET_LEN(ip)));
+    } else {
+        stw_be_p(ip + offsetof(struct ip6_header, ip6_plen),
+                 seg_len - l3_off - sizeof(struct ip6_header));
+    }
+}
+
 static bool dmnic_tx_tso(DevmemNicCore *core, unsigned qi, size_t len,
                          const DmnicTxd *d0, bool send, uint32_t *nseg,
                          uint64_t *wire)
 {
     const uint8_t *buf = core->tx_buf;
     uint8_t *sb = core->tx_seg;
-    DmnicPkt p;
+    DmnicPkt o, in, *t = &o;
     size_t h, pay, off, mss = d0->mss;
     uint32_t seq;
-    uint16_t ip_id = 0;
+    uint16_t ip_id = 0, o_id = 0;
+    bool tnl = false;
     unsigned i;
 
-    dmnic_parse(&p, buf, len, true);
-    if (p.l4 != IP_PROTO_TCP || d0->csum_start != p.l4_off ||
+    dmnic_parse(&o, buf, len, true);
+    if (o.l4 != IP_PROTO_TCP && dmnic_parse_ipxip(&o, buf, len, &in)) {
+        tnl = true;
+        t = &in;
+    }
+    if (t->l4 != IP_PROTO_TCP || d0->csum_start != t->l4_off ||
         d0->csum_offset != DMNIC_TCP_CSUM_OFF || mss < DMNIC_TSO_MSS_MIN ||
-        p.hdr_len + mss > DMNIC_TSO_MAX_SEG || p.ip_end != len) {
+        t->hdr_len + mss > DMNIC_TSO_MAX_SEG || o.ip_end != len) {
         dmnic_queue_error(core, qi, true, DMNIC_QERR_BAD_DESC,
-                          "TSO on a frame that is not plain TCP (l4 %u, "
-                          "csum_start %u/%zu, csum_offset %u, mss %zu, "
-                          "ip end %zu/%zu)", p.l4, d0->csum_start, p.l4_off,
-                          d0->csum_offset, mss, p.ip_end, len);
+                          "TSO on a frame that is not plain TCP (nor "
+                          "IP-in-IP TCP; l4 %u, csum_start %u/%zu, csum_offset %u, "
+                          "mss %zu, ip end %zu/%zu)", t->l4, d0->csum_start,
+                          t->l4_off, d0->csum_offset, mss, o.ip_end, len);
         return false;
     }
     if (!send) {
@@ -1224,36 +1322,29 @@ static bool dmnic_tx_tso(DevmemNicCore *core, unsigned qi, size_t len,
         *wire = len;
         return true;
     }
-    h = p.hdr_len;
+    h = t->hdr_len;
     pay = len - h;
-    seq = ldl_be_p(buf + p.l4_off + offsetof(tcp_header, th_seq));
-    if (p.l3 == 4) {
-        ip_id = lduw_be_p(buf + p.l3_off + offsetof(struct ip_header, ip_id));
+    seq = ldl_be_p(buf + t->l4_off + offsetof(tcp_header, th_seq));
+    if (t->l3 == 4) {
+        ip_id = lduw_be_p(buf + t->l3_off + offsetof(struct ip_header, ip_id));
+    }
+    if (tnl && o.l3 == 4) {
+        o_id = lduw_be_p(buf + o.l3_off + offsetof(struct ip_header, ip_id));
     }
     *nseg = 0;
     *wire = 0;
     for (off = 0, i = 0; off < pay || (!pay && !i); off += mss, i++) {
         size_t seg = MIN(mss, pay - off);
-        uint8_t *ip = sb + p.l3_off;
-        uint8_t *tcp = sb + p.l4_off;
-        size_t tcplen = h - p.l4_off + seg;
+        uint8_t *tcp = sb + t->l4_off;
+        size_t tcplen = h - t->l4_off + seg;
         uint64_t sum;
 
         memcpy(sb, buf, h);
         memcpy(sb + h, buf + h + off, seg);
-        if (p.l3 == 4) {
-            size_t ihl = IP_HDR_GET_LEN(ip);
-
-            stw_be_p(ip + offsetof(struct ip_header, ip_len),
-                     h - p.l3_off + seg);
-            stw_be_p(ip + offsetof(struct ip_header, ip_id), ip_id + i);
-            stw_be_p(ip + offsetof(struct ip_header, ip_sum), 0);
-            stw_be_p(ip + offsetof(struct ip_header, ip_sum),
-                     net_raw_checksum(ip, ihl));
-        } else {
-            stw_be_p(ip + offsetof(struct ip6_header, ip6_plen),
-                     h - p.l3_off - sizeof(struct ip6_header) + seg);
+        if (tnl) {
+            dmnic_tso_fix_ip(sb, o.l3, o.l3_off, h + seg, o_id + i);
         }
+        dmnic_tso_fix_ip(sb, t->l3, t->l3_off, h + seg, ip_id + i);
         stl_be_p(tcp + offsetof(tcp_header, th_seq), seq + off);
         if (off + seg < pay) {
             /* last segment only */
@@ -1263,7 +1354,7 @@ static bool dmnic_tx_tso(DevmemNicCore *core, unsigned qi, size_t len,
             tcp[DMNIC_TCP_FLAGS_OFF] &= ~TH_CWR;    /* first segment only */
         }
         stw_be_p(tcp + DMNIC_TCP_CSUM_OFF, 0);
-        sum = dmnic_pseudo_sum(&p, sb, IP_PROTO_TCP, tcplen);
+        sum = dmnic_pseudo_sum(t, sb, IP_PROTO_TCP, tcplen);
         sum = dmnic_csum_add(sum, tcp, tcplen);
         stw_be_p(tcp + DMNIC_TCP_CSUM_OFF, ~dmnic_csum_fold(sum));
         if (send) {
@@ -1278,6 +1369,66 @@ static bool dmnic_tx_tso(DevmemNicCore *core, unsigned qi, size_t len,
 static void dmnic_psp_send(void *opaque, uint8_t *buf, size_t len)
 {
     dmnic_tx_send(opaque, buf, len);
+}
+
+/*
+ * UDP segmentation (spec: USO) of the gathered super-frame in core->tx_buf,
+ * cut by devmem-nic-uso.c.  Returns false (queue error raised) if the
+ * frame breaks a rule.
+ */
+static bool dmnic_tx_uso(DevmemNicCore *core, unsigned qi, size_t len,
+                         const DmnicTxd *d0, bool send, uint32_t *nseg,
+                         uint64_t *wire)
+{
+    const uint8_t *buf = core->tx_buf;
+    DmnicSegHdr h;
+    DmnicPkt p;
+    size_t ulen = 0;
+
+    dmnic_parse(&p, buf, len, false);
+    if (p.l4 == IP_PROTO_UDP) {
+        ulen = lduw_be_p(buf + p.l4_off + offsetof(struct udp_header,
+                                                   uh_ulen));
+    }
+    if (p.l4 != IP_PROTO_UDP || (d0->flags & DMNIC_TXD_F_TSO) ||
+        (d0->psp_flags & DMNIC_TXD_PSP_F_EN) ||
+        d0->csum_start != p.l4_off ||
+        d0->csum_offset != offsetof(struct udp_header, uh_sum) ||
+        d0->mss < DMNIC_TSO_MSS_MIN ||
+        p.hdr_len + d0->mss > DMNIC_TSO_MAX_SEG || p.ip_end != len ||
+        ulen != len - p.l4_off) {
+        dmnic_queue_error(core, qi, true, DMNIC_QERR_BAD_DESC,
+                          "USO on a frame that is not plain UDP (l4 %u, "
+                          "flags 0x%x, psp 0x%x, csum_start %u/%zu, "
+                          "csum_offset %u, mss %u, ip end %zu/%zu, "
+                          "udp length %zu)", p.l4, d0->flags, d0->psp_flags,
+                          d0->csum_start, p.l4_off, d0->csum_offset, d0->mss,
+                          p.ip_end, len, ulen);
+        return false;
+    }
+    if (!send) {
+        /* link down: nothing goes on the wire, nothing to segment */
+        *nseg = 1;
+        *wire = len;
+        return true;
+    }
+    h.l3 = p.l3;
+    h.l3_off = p.l3_off;
+    h.l4_off = p.l4_off;
+    h.mss = d0->mss;
+    devmem_nic_uso_segment(buf, len, &h, core->tx_seg, dmnic_psp_send, core,
+                           nseg, wire);
+    return true;
+}
+
+/* A TSO or USO super-frame went out as *@nseg frames of *@wire bytes */
+static void dmnic_count_lso(DmnicQueue *q, size_t len, uint32_t nseg,
+                            uint64_t wire)
+{
+    q->lso_stats[DMNIC_LSO_PACKETS]++;
+    q->lso_stats[DMNIC_LSO_BYTES] += len;
+    q->lso_stats[DMNIC_LSO_WIRE_PACKETS] += nseg;
+    q->lso_stats[DMNIC_LSO_WIRE_BYTES] += wire;
 }
 
 /*
@@ -1298,7 +1449,8 @@ static bool dmnic_psp_tx(DevmemNicCore *core, unsigned qi, const DmnicTxd *d0,
 }
 
 #define DMNIC_TXD_F_DEFINED (DMNIC_TXD_F_EOP | DMNIC_TXD_F_CSUM | \
-                             DMNIC_TXD_F_TSO)
+                             DMNIC_TXD_F_TSO | DMNIC_TXD_F_USO | \
+                             DMNIC_TXD_F_TS)
 #define DMNIC_TXD_RSVD      DMNIC_TXD_PSP_RSVD      /* reserved, 0 */
 
 /* Reserved TXD flags or bytes are ignored; logged once per TX enable */
@@ -1403,7 +1555,14 @@ static bool dmnic_tx_process(DevmemNicCore *core, unsigned qi, int budget)
         if (!link) {
             status = DMNIC_TXC_S_LINK_DOWN;
         }
-        if ((d[0].flags & DMNIC_TXD_F_TSO) &&
+        if (d[0].flags & DMNIC_TXD_F_USO) {
+            if (!dmnic_tx_uso(core, qi, len, &d[0], link, &nseg, &wire)) {
+                return false;
+            }
+            if (link) {
+                dmnic_count_lso(q, len, nseg, wire);
+            }
+        } else if ((d[0].flags & DMNIC_TXD_F_TSO) &&
             !(d[0].psp_flags & DMNIC_TXD_PSP_F_EN)) {
             if (!dmnic_tx_tso(core, qi, len, &d[0], link, &nseg, &wire)) {
                 return false;
@@ -1411,6 +1570,7 @@ static bool dmnic_tx_process(DevmemNicCore *core, unsigned qi, int budget)
             if (link) {
                 /* segmented and sent; a link-down completion is neither */
                 q->stats[DMNIC_QS_TX_TSO]++;
+                dmnic_count_lso(q, len, nseg, wire);
             }
         } else {
             if (len > DMNIC_TX_MAX_FRAME) {
@@ -1454,6 +1614,9 @@ static bool dmnic_tx_process(DevmemNicCore *core, unsigned qi, int budget)
         stw_le_p(c + DMNIC_TXC_NDESC, n);
         stl_le_p(c + DMNIC_TXC_LEN, len);
         stl_le_p(c + DMNIC_TXC_STATUS, status);
+        if ((d[0].flags & DMNIC_TXD_F_TS) && status == DMNIC_TXC_S_OK) {
+            stl_le_p(c + DMNIC_TXC_FLAGS, DMNIC_TXC_F_TS);  /* if enabled */
+        }
         if (!dmnic_write_cpl(core, qi, true, txc, c, DMNIC_TXC_SIZE,
                              q->tx_gen)) {
             return false;
@@ -1492,6 +1655,9 @@ static void dmnic_tx_bh(void *opaque)
 
     if (!runstate_is_running()) {
         return;     /* dmnic_vm_state_change() schedules us again */
+    }
+    if (devmem_nic_mac_tx_paused(core)) {
+        return;     /* the pause timer schedules us again */
     }
     core->tx_pending = 0;
     while (todo) {
@@ -1616,6 +1782,8 @@ void devmem_nic_core_reset(DevmemNicCore *core)
     }
     devmem_nic_fault_reset(core);
     devmem_nic_psp_reset(&core->psp);
+    devmem_nic_mac_reset(core);
+    devmem_nic_ptp_reset(core);
     trace_devmem_nic_reset();
 }
 
@@ -1680,9 +1848,17 @@ static bool dmnic_queue_read(DevmemNicCore *core, unsigned qi, hwaddr off,
 {
     DmnicQueue *q = &core->q[qi];
 
+    if (devmem_nic_ptp_queue_read(core, qi, off, val)) {
+        return true;        /* timestamp arrays */
+    }
     if (off >= DMNIC_Q_RX_PACKETS &&
         off < DMNIC_Q_RX_PACKETS + DMNIC_QS_NUM * 8) {
         *val = dmnic_read_counter(q->stats, off - DMNIC_Q_RX_PACKETS);
+        return true;
+    }
+    if (off >= DMNIC_Q_TX_LSO_PACKETS &&
+        off < DMNIC_Q_TX_LSO_PACKETS + DMNIC_LSO_NUM * 8) {
+        *val = dmnic_read_counter(q->lso_stats, off - DMNIC_Q_TX_LSO_PACKETS);
         return true;
     }
     if (off >= DMNIC_Q_HBR && off < DMNIC_Q_HBR + DMNIC_NUM_RINGS * 0x20) {
@@ -1764,6 +1940,10 @@ uint64_t devmem_nic_core_read(DevmemNicCore *core, hwaddr addr, unsigned size)
 
     if (devmem_nic_psp_read(&core->psp, core->num_queues, addr, &val)) {
         /* PSP registers and counters */
+    } else if (devmem_nic_mac_read(core, addr, &val)) {
+        /* pause and FEC registers and counters */
+    } else if (devmem_nic_ptp_read(core, addr, &val)) {
+        /* PTP clock registers */
     } else if (addr >= DMNIC_Q_BASE &&
         addr < DMNIC_Q_BASE + core->num_queues * DMNIC_Q_STRIDE) {
         unsigned qi = (addr - DMNIC_Q_BASE) / DMNIC_Q_STRIDE;
@@ -1806,7 +1986,9 @@ uint64_t devmem_nic_core_read(DevmemNicCore *core, hwaddr addr, unsigned size)
                   DMNIC_CAPS_RSS | DMNIC_CAPS_FLOW_STEER | DMNIC_CAPS_TSO |
                   DMNIC_CAPS_RSS_CTX | DMNIC_CAPS_RSS_HFIELDS |
                   DMNIC_CAPS_HW_GRO | DMNIC_CAPS_LRO |
-                  DMNIC_CAPS_RSS_FLOW_LABEL;
+                  DMNIC_CAPS_RSS_FLOW_LABEL | DMNIC_CAPS_USO |
+                  DMNIC_CAPS_PAUSE | DMNIC_CAPS_FEC | DMNIC_CAPS_PTP |
+                  DMNIC_CAPS_TSO_IPXIP;
             val |= devmem_nic_psp_available() ? DMNIC_CAPS_PSP : 0;
             break;
         case DMNIC_REG_CTRL:
@@ -2003,6 +2185,9 @@ static bool dmnic_write_ring(DevmemNicCore *core, unsigned qi, hwaddr off,
         if (tx && enabled) {
             dmnic_tx_schedule(core, qi);
         }
+        if (ri == DMNIC_RING_HBR || ri == DMNIC_RING_PBR) {
+            devmem_nic_mac_rx_posted(core);     /* XON after an XOFF */
+        }
         return true;
     }
     return false;
@@ -2015,6 +2200,12 @@ static bool dmnic_queue_write(DevmemNicCore *core, unsigned qi, hwaddr off,
 
     if (off >= DMNIC_Q_HBR && off < DMNIC_Q_HBR + DMNIC_NUM_RINGS * 0x20) {
         return dmnic_write_ring(core, qi, off - DMNIC_Q_HBR, val);
+    }
+    if (devmem_nic_ptp_queue_write(core, qi, off, val, q->ctrl &
+                                   (off >= DMNIC_Q_TXTS_LO ?
+                                    DMNIC_Q_CTRL_TX_ENABLE :
+                                    DMNIC_Q_CTRL_RX_ENABLE))) {
+        return true;        /* timestamp arrays */
     }
     switch (off) {
     case DMNIC_Q_CTRL:
@@ -2135,6 +2326,10 @@ void devmem_nic_core_write(DevmemNicCore *core, hwaddr addr, uint64_t val64,
     core->badq_logged = core->badq_logged && qreg;
     if (devmem_nic_psp_write(&core->psp, core->num_queues, addr, val)) {
         /* PSP registers */
+    } else if (devmem_nic_mac_write(core, addr, val)) {
+        /* pause and FEC registers */
+    } else if (devmem_nic_ptp_write(core, addr, val)) {
+        /* PTP clock registers */
     } else if (qreg) {
         unsigned qi = (addr - DMNIC_Q_BASE) / DMNIC_Q_STRIDE;
 
@@ -2230,6 +2425,7 @@ void devmem_nic_core_realize(DevmemNicCore *core)
     core->vmse = qemu_add_vm_change_state_handler(dmnic_vm_state_change,
                                                   core);
     devmem_nic_gro_realize(core);
+    devmem_nic_mac_realize(core);
 }
 
 /* After devmem_nic_fault_realize(): what the guest finds at first */
@@ -2254,6 +2450,7 @@ void devmem_nic_core_unrealize(DevmemNicCore *core)
     core->tx_seg = NULL;
     devmem_nic_gro_unrealize(core);
     devmem_nic_psp_unrealize(&core->psp);
+    devmem_nic_mac_unrealize(core);
 }
 
 static const VMStateDescription vmstate_dmnic_ring = {
@@ -2297,6 +2494,17 @@ static const VMStateDescription vmstate_dmnic_queue_gro = {
     .fields = (const VMStateField[]) {
         VMSTATE_UINT64_SUB_ARRAY(stats, DmnicQueue, DMNIC_QS_NUM_V1,
                                  DMNIC_QS_NUM_GRO),
+        VMSTATE_END_OF_LIST()
+    },
+};
+
+/* the segmentation counters of a queue (subsection devmem-nic-core/lso) */
+static const VMStateDescription vmstate_dmnic_queue_lso = {
+    .name = "devmem-nic-queue-lso",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .fields = (const VMStateField[]) {
+        VMSTATE_UINT64_ARRAY(lso_stats, DmnicQueue, DMNIC_LSO_NUM),
         VMSTATE_END_OF_LIST()
     },
 };
@@ -2496,6 +2704,32 @@ static const VMStateDescription vmstate_dmnic_gro = {
     },
 };
 
+/* 1.3: sent once a queue segmented something */
+static bool dmnic_lso_needed(void *opaque)
+{
+    DevmemNicCore *core = opaque;
+    unsigned qi;
+
+    for (qi = 0; qi < core->num_queues; qi++) {
+        if (core->q[qi].lso_stats[DMNIC_LSO_PACKETS]) {
+            return true;
+        }
+    }
+    return false;
+}
+
+static const VMStateDescription vmstate_dmnic_lso = {
+    .name = "devmem-nic-core/lso",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .needed = dmnic_lso_needed,
+    .fields = (const VMStateField[]) {
+        VMSTATE_STRUCT_ARRAY(q, DevmemNicCore, DMNIC_MAX_QUEUES, 1,
+                             vmstate_dmnic_queue_lso, DmnicQueue),
+        VMSTATE_END_OF_LIST()
+    },
+};
+
 static const VMStateDescription vmstate_dmnic_held = {
     .name = "devmem-nic-core/held",
     .version_id = 1,
@@ -2564,6 +2798,9 @@ const VMStateDescription vmstate_devmem_nic_core = {
         &vmstate_dmnic_gro,
         &vmstate_devmem_nic_psp,
         &vmstate_dmnic_rss_key_ext,
+        &vmstate_dmnic_lso,
+        &vmstate_devmem_nic_mac,
+        &vmstate_devmem_nic_ptp,
         NULL
     },
 };

@@ -47,6 +47,15 @@ enum {
 };
 #define DMNIC_QS_NUM_GRO    (DMNIC_QS_NUM - DMNIC_QS_NUM_V1)
 
+/* 1.3 segmentation counters, index = (offset - DMNIC_Q_TX_LSO_PACKETS) / 8 */
+enum {
+    DMNIC_LSO_PACKETS,
+    DMNIC_LSO_BYTES,
+    DMNIC_LSO_WIRE_PACKETS,
+    DMNIC_LSO_WIRE_BYTES,
+    DMNIC_LSO_NUM,
+};
+
 /* Global counters, index = (offset - DMNIC_REG_G_RX_FRAMES) / 8 */
 enum {
     DMNIC_GS_RX_FRAMES,
@@ -91,6 +100,7 @@ typedef struct DmnicQueue {
     bool tx_gen;
     DmnicRing ring[DMNIC_NUM_RINGS];
     uint64_t stats[DMNIC_QS_NUM];
+    uint64_t lso_stats[DMNIC_LSO_NUM];      /* Q_TX_LSO_* */
     /* bit r: a bad RING_DRV move of ring r was logged since its enable */
     uint8_t drv_logged;
     /* a TX descriptor with reserved bits was logged since TX enable */
@@ -153,6 +163,32 @@ typedef struct DmnicGroQueue {
     int64_t idle;           /* last frame + GRO_TIMEOUT, ns */
 } DmnicGroQueue;
 
+/* MAC control and FEC (devmem-nic-mac.c) */
+typedef struct DmnicMac {
+    uint32_t pause_ctrl;
+    uint32_t pause_quanta;
+    bool xoff;              /* an XOFF was sent, no XON since */
+    int64_t paused_until;   /* TX held until (virtual ns), 0: not held */
+    int64_t mig_pause_left; /* migration only: ns of the pause left */
+    QEMUTimer *pause_timer;
+    uint64_t pause_rx;
+    uint64_t pause_tx;
+    uint32_t fec_ctrl;
+    uint64_t fec_hist[DMNIC_FEC_HIST_BINS];
+} DmnicMac;
+
+/* PTP clock and timestamp arrays (devmem-nic-ptp.c) */
+typedef struct DmnicPtp {
+    uint32_t ctrl;
+    int32_t adj_ppb;
+    uint64_t arg;
+    uint64_t base;          /* the clock at virtual time vbase */
+    int64_t vbase;
+    uint32_t sample_hi;     /* PTP_TIME_HI of the last TIME_LO read */
+    uint64_t rxts[DMNIC_MAX_QUEUES];
+    uint64_t txts[DMNIC_MAX_QUEUES];
+} DmnicPtp;
+
 typedef struct DevmemNicCore {
     PCIDevice *owner;
     NICState *nic;
@@ -211,6 +247,12 @@ typedef struct DevmemNicCore {
 
     /* PSP inline crypto (devmem-nic-psp.c) */
     DmnicPsp psp;
+
+    /* pause frames and FEC counters (devmem-nic-mac.c) */
+    DmnicMac mctl;
+
+    /* PTP clock and timestamps (devmem-nic-ptp.c) */
+    DmnicPtp ptp;
 } DevmemNicCore;
 
 void devmem_nic_core_realize(DevmemNicCore *core);
@@ -272,6 +314,62 @@ int devmem_nic_core_rx_put(DevmemNicCore *core, unsigned qi,
 bool devmem_nic_core_rx_get(DevmemNicCore *core, unsigned qi, uint8_t *dst,
                             size_t len);
 bool devmem_nic_core_rx_running(DevmemNicCore *core, unsigned qi);
+
+/* Pause frames and FEC, devmem-nic-mac.c */
+void devmem_nic_mac_realize(DevmemNicCore *core);
+void devmem_nic_mac_unrealize(DevmemNicCore *core);
+void devmem_nic_mac_reset(DevmemNicCore *core);
+bool devmem_nic_mac_read(DevmemNicCore *core, hwaddr addr, uint32_t *val);
+bool devmem_nic_mac_write(DevmemNicCore *core, hwaddr addr, uint32_t val);
+/* a frame off the cable (link up, not a runt): true if it was consumed */
+bool devmem_nic_mac_rx(DevmemNicCore *core, const uint8_t *buf, size_t size);
+/* whether a received pause frame holds TX now */
+bool devmem_nic_mac_tx_paused(DevmemNicCore *core);
+/* a frame was dropped for lack of RX buffers; buffers were posted */
+void devmem_nic_mac_rx_nobuf(DevmemNicCore *core);
+void devmem_nic_mac_rx_posted(DevmemNicCore *core);
+extern const VMStateDescription vmstate_devmem_nic_mac;
+
+/* PTP clock and timestamps, devmem-nic-ptp.c */
+uint64_t devmem_nic_ptp_time(DevmemNicCore *core);
+void devmem_nic_ptp_reset(DevmemNicCore *core);
+bool devmem_nic_ptp_read(DevmemNicCore *core, hwaddr addr, uint32_t *val);
+bool devmem_nic_ptp_write(DevmemNicCore *core, hwaddr addr, uint32_t val);
+bool devmem_nic_ptp_queue_read(DevmemNicCore *core, unsigned qi, hwaddr off,
+                               uint32_t *val);
+/* @enabled: the direction of the array written is enabled */
+bool devmem_nic_ptp_queue_write(DevmemNicCore *core, unsigned qi,
+                                hwaddr off, uint32_t val, bool enabled);
+/*
+ * Before completion @idx of queue @qi is written with *@flags: the
+ * timestamp, if one is due (RX: SOP; TX: TXC_F_TS asked for), and its
+ * flag.  False if the timestamp write failed.
+ */
+bool devmem_nic_ptp_stamp(DevmemNicCore *core, unsigned qi, bool tx,
+                          uint32_t idx, uint32_t *flags);
+extern const VMStateDescription vmstate_devmem_nic_ptp;
+
+/* UDP segmentation, devmem-nic-uso.c */
+typedef struct DmnicSegHdr {
+    uint8_t l3;             /* 4 or 6 */
+    uint16_t l3_off;
+    uint16_t l4_off;        /* the UDP header */
+    uint16_t mss;           /* >= DMNIC_TSO_MSS_MIN */
+} DmnicSegHdr;
+
+typedef void (*DmnicSegSend)(void *opaque, uint8_t *buf, size_t len);
+
+/* datagrams a UDP payload of @pay bytes becomes */
+unsigned devmem_nic_uso_segs(size_t pay, size_t mss);
+/*
+ * Cut the checked UDP super-frame @buf (@len bytes, IP length fields
+ * covering it) into datagrams built in @sb (DMNIC_TSO_MAX_SEG bytes) and
+ * hand each to @send; *@nseg and *@wire get their number and bytes.
+ */
+void devmem_nic_uso_segment(const uint8_t *buf, size_t len,
+                            const DmnicSegHdr *h, uint8_t *sb,
+                            DmnicSegSend send, void *opaque,
+                            uint32_t *nseg, uint64_t *wire);
 
 extern const VMStateDescription vmstate_devmem_nic_core;
 

@@ -44,7 +44,7 @@
 #define DMNIC_TX_MAX_FRAME          65535   /* bytes, gathered frame */
 #define DMNIC_TSO_MAX_FRAME         131072  /* bytes, TSO super-frame */
 #define DMNIC_TSO_MAX_SEG           65535   /* bytes, headers + MSS */
-#define DMNIC_TSO_MSS_MIN           64      /* smallest TXD_MSS with TSO */
+#define DMNIC_TSO_MSS_MIN           64      /* smallest TXD_MSS, TSO/USO */
 #define DMNIC_TX_MIN_FRAME          60      /* shorter frames are padded */
 
 /* ------------------------------------------------------------------ */
@@ -53,7 +53,7 @@
 #define DMNIC_REG_ID                0x0000  /* RO: DMNIC_ID_MAGIC */
 #define DMNIC_ID_MAGIC              0x444d4e43 /* "DMNC" */
 #define DMNIC_REG_VERSION           0x0004  /* RO: major << 16 | minor */
-#define DMNIC_VERSION               0x00010002 /* 1.2 */
+#define DMNIC_VERSION               0x00010003 /* 1.3 */
 #define DMNIC_REG_NUM_QUEUES        0x0008  /* RO: number of queue pairs */
 #define DMNIC_REG_CAPS              0x000c  /* RO: capability bits */
 #define DMNIC_CAPS_HDS              (1u << 0)
@@ -67,6 +67,10 @@
 #define DMNIC_CAPS_HW_GRO           (1u << 8)   /* 1.2: GRO_CTRL_HW */
 #define DMNIC_CAPS_LRO              (1u << 9)   /* 1.2: GRO_CTRL_LRO */
 #define DMNIC_CAPS_RSS_FLOW_LABEL   (1u << 10)  /* 1.2: HF_IP6_FL */
+#define DMNIC_CAPS_USO              (1u << 12)  /* 1.3: TXD_F_USO, Q_TX_LSO_* */
+#define DMNIC_CAPS_PAUSE            (1u << 13)  /* 1.3: REG_PAUSE_* */
+#define DMNIC_CAPS_FEC              (1u << 14)  /* 1.3: FEC_CTRL, G_FEC_* */
+#define DMNIC_CAPS_PTP              (1u << 15)  /* 1.3: REG_PTP_*, timestamps */
 #define DMNIC_REG_CTRL              0x0010  /* RW */
 #define DMNIC_CTRL_RESET            (1u << 0)   /* W1: full reset, reads 0 */
 #define DMNIC_REG_STATUS            0x0014  /* RO */
@@ -98,6 +102,36 @@
 #define DMNIC_GRO_MAX_AGE_MAX       10000000
 #define DMNIC_GRO_MAX_AGE_RESET     100000
 #define DMNIC_REG_RSS_KEY_SIZE      0x0060  /* RO, 1.2: key bytes (52) */
+/* 1.3 pause frames (CAPS_PAUSE) and FEC (CAPS_FEC) */
+#define DMNIC_REG_PAUSE_CTRL        0x0068  /* RW */
+#define DMNIC_PAUSE_CTRL_RX         (1u << 0)   /* honour received pause */
+#define DMNIC_PAUSE_CTRL_TX         (1u << 1)   /* XOFF on RX starvation */
+#define DMNIC_REG_PAUSE_QUANTA      0x006c  /* RW: XOFF time, 1..65535 */
+#define DMNIC_PAUSE_QUANTA_RESET    65535
+#define DMNIC_PAUSE_QUANTUM_PS      51200   /* 512 bit times at 10 Gb/s */
+#define DMNIC_REG_PAUSE_STATUS      0x0070  /* RO */
+#define DMNIC_PAUSE_ST_TX_PAUSED    (1u << 0)
+#define DMNIC_PAUSE_ST_XOFF         (1u << 1)
+#define DMNIC_REG_FEC_CTRL          0x0074  /* RW: FEC mode, bits 1:0 */
+#define DMNIC_FEC_OFF               0
+#define DMNIC_FEC_RS                1       /* RS(544,514), reset value */
+#define DMNIC_FEC_CW_DATA_BITS      5140    /* data bits per codeword */
+#define DMNIC_FEC_HIST_BINS         16      /* 0..15 corrected symbols */
+/* 1.3 PTP clock (CAPS_PTP) */
+#define DMNIC_REG_PTP_CTRL          0x0700  /* RW */
+#define DMNIC_PTP_CTRL_RX_TS        (1u << 0)   /* stamp every RX packet */
+#define DMNIC_PTP_CTRL_TX_TS        (1u << 1)   /* stamp TXD_F_TS packets */
+#define DMNIC_REG_PTP_CMD           0x0704  /* WO */
+#define DMNIC_PTP_CMD_SET           1       /* clock := PTP_ARG */
+#define DMNIC_PTP_CMD_ADJ           2       /* clock += (s64)PTP_ARG */
+#define DMNIC_REG_PTP_ADJ_PPB       0x0708  /* RW: s32 frequency offset */
+#define DMNIC_REG_PTP_MAX_ADJ       0x070c  /* RO: DMNIC_PTP_MAX_ADJ */
+#define DMNIC_PTP_MAX_ADJ           100000000 /* ppb */
+#define DMNIC_REG_PTP_TIME_LO       0x0710  /* RO: samples the clock */
+#define DMNIC_REG_PTP_TIME_HI       0x0714  /* RO: the sample's bits 63:32 */
+#define DMNIC_REG_PTP_ARG_LO        0x0718  /* RW */
+#define DMNIC_REG_PTP_ARG_HI        0x071c  /* RW */
+#define DMNIC_PTP_TS_SIZE           8       /* le64 per completion entry */
 
 /* Global counters, 64 bit, RO, cleared only by reset */
 #define DMNIC_REG_G_RX_FRAMES       0x0100  /* 64: frames from the cable */
@@ -105,6 +139,12 @@
 #define DMNIC_REG_G_RX_DROP_BADQ    0x0110  /* 64: rule/table queue >= NUM */
 #define DMNIC_REG_G_RX_DROP_LINK    0x0118  /* 64: frames while link down */
 #define DMNIC_REG_G_RX_RUNT         0x0120  /* 64: frames < 14 bytes */
+#define DMNIC_REG_G_PAUSE_RX        0x0130  /* 64, 1.3: pause frames in */
+#define DMNIC_REG_G_PAUSE_TX        0x0138  /* 64, 1.3: pause frames out */
+#define DMNIC_REG_G_FEC_CORRECTED   0x0140  /* 64, 1.3: codewords fixed */
+#define DMNIC_REG_G_FEC_UNCORR      0x0148  /* 64, 1.3: not fixable */
+#define DMNIC_REG_G_FEC_CORR_BITS   0x0150  /* 64, 1.3: bits fixed */
+#define DMNIC_REG_G_FEC_HIST(k)     (0x0180 + 8 * (k)) /* 64 */
 
 /* RSS */
 #define DMNIC_REG_RSS_CTRL          0x0200  /* RW */
@@ -182,6 +222,7 @@
  * 0x16..0x1f, RXC flag bits 24..27.
  */
 #define DMNIC_CAPS_PSP              (1u << 16)
+#define DMNIC_CAPS_TSO_IPXIP        (1u << 17)  /* 1.3: TSO of IP-in-IP */
 #define DMNIC_PSP_UDP_PORT          1000
 #define DMNIC_PSP_HDR_LEN           16      /* PSP header without options */
 #define DMNIC_PSP_ENCAP_LEN         24      /* UDP + PSP header */
@@ -294,6 +335,11 @@
 #define DMNIC_RING_DRV              0x0c
 #define DMNIC_RING_DEV              0x10
 #define DMNIC_RING_BASE_ALIGN       64
+/* 1.3: timestamp arrays (CAPS_PTP), one le64 per RXC / TXC entry */
+#define DMNIC_Q_RXTS_LO             0x0e0   /* RW, 8-byte aligned */
+#define DMNIC_Q_RXTS_HI             0x0e4
+#define DMNIC_Q_TXTS_LO             0x0e8
+#define DMNIC_Q_TXTS_HI             0x0ec
 
 /* Per-queue counters, 64 bit, RO, cleared only by device reset */
 #define DMNIC_Q_RX_PACKETS          0x100
@@ -314,6 +360,11 @@
 #define DMNIC_Q_RX_GRO_SEGS         0x178   /* their wire segments */
 #define DMNIC_Q_RX_GRO_BYTES        0x180   /* their PKT_LEN sum */
 #define DMNIC_Q_RX_GRO_WIRE_BYTES   0x188   /* their segments' frame bytes */
+/* 1.3, CAPS_USO: TSO and USO super-frames segmented and sent (no PSP) */
+#define DMNIC_Q_TX_LSO_PACKETS      0x1e0   /* super-frames */
+#define DMNIC_Q_TX_LSO_BYTES        0x1e8   /* their TXC_LEN sum */
+#define DMNIC_Q_TX_LSO_WIRE_PACKETS 0x1f0   /* the frames they became */
+#define DMNIC_Q_TX_LSO_WIRE_BYTES   0x1f8   /* those frames' bytes */
 
 /* ------------------------------------------------------------------ */
 /* In-memory structures                                                */
@@ -360,6 +411,7 @@
 #define DMNIC_RXC_F_GRO             (1u << 17)  /* coalesced: GRO_SEGS >= 2 */
 #define DMNIC_RXC_F_GRO_FIXEDID     (1u << 18)  /* outer IPv4 ID fixed */
 #define DMNIC_RXC_F_GRO_FIXEDID_INNER (1u << 19) /* inner IPv4 ID fixed */
+#define DMNIC_RXC_F_TS              (1u << 20)  /* 1.3: RX timestamp written */
 #define DMNIC_RXC_F_GEN             (1u << 31)  /* generation (phase) */
 
 /* TX descriptor, 32 bytes */
@@ -371,6 +423,8 @@
 #define DMNIC_TXD_F_EOP             (1u << 0)   /* last desc of packet */
 #define DMNIC_TXD_F_CSUM            (1u << 1)   /* SOP only: csum offload */
 #define DMNIC_TXD_F_TSO             (1u << 2)   /* SOP only: TCP segmentation */
+#define DMNIC_TXD_F_USO             (1u << 3)   /* SOP only, 1.3: UDP seg. */
+#define DMNIC_TXD_F_TS              (1u << 4)   /* SOP only, 1.3: timestamp */
 #define DMNIC_TXD_CSUM_START        0x10    /* le16 SOP only */
 #define DMNIC_TXD_CSUM_OFFSET       0x12    /* le16 SOP only */
 #define DMNIC_TXD_MSS               0x14    /* le16 SOP only, with TSO */
@@ -386,5 +440,6 @@
 #define DMNIC_TXC_S_PSP_ERROR       2       /* dropped: a PSP TX error */
 #define DMNIC_TXC_FLAGS             0x0c    /* le32, written last */
 #define DMNIC_TXC_F_GEN             (1u << 31)
+#define DMNIC_TXC_F_TS              (1u << 0)   /* 1.3: TX timestamp written */
 
 #endif /* HW_NET_DEVMEM_NIC_REGS_H */

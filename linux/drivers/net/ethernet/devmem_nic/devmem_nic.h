@@ -11,7 +11,9 @@
 #include <linux/if_vlan.h>
 #include <linux/io.h>
 #include <linux/netdevice.h>
+#include <linux/net_tstamp.h>
 #include <linux/pci.h>
+#include <linux/ptp_clock_kernel.h>
 #include <linux/seqlock.h>
 #include <linux/timer.h>
 #include <linux/u64_stats_sync.h>
@@ -155,6 +157,11 @@ struct dmnic_hw_qstats {
 	u64 rx_csum_bad;	/* Q_RX_CSUM_BAD */
 	u64 rx_errors;		/* Q_RX_ERRORS: a direction stopped on an error */
 	u64 tx_errors;		/* Q_TX_ERRORS */
+	/* 1.3, CAPS_USO: Q_TX_LSO_*, TSO and USO super-frames segmented */
+	u64 tx_lso_packets;
+	u64 tx_lso_bytes;
+	u64 tx_lso_wire_packets;
+	u64 tx_lso_wire_bytes;
 };
 
 struct dmnic_hw_gstats {
@@ -162,6 +169,16 @@ struct dmnic_hw_gstats {
 	u64 rx_drop_badq;	/* G_RX_DROP_BADQ: steered to a missing queue */
 	u64 rx_drop_link;	/* G_RX_DROP_LINK: link down */
 	u64 rx_runt;		/* G_RX_RUNT: shorter than 14 bytes */
+};
+
+/* 1.3 pause and FEC counters (devmem_nic_mac.c), global */
+struct dmnic_hw_mstats {
+	u64 pause_rx;		/* G_PAUSE_RX */
+	u64 pause_tx;		/* G_PAUSE_TX */
+	u64 fec_corrected;	/* G_FEC_CORRECTED */
+	u64 fec_uncorr;		/* G_FEC_UNCORR */
+	u64 fec_corr_bits;	/* G_FEC_CORR_BITS */
+	u64 fec_hist[DMNIC_FEC_HIST_BINS];	/* G_FEC_HIST(k) */
 };
 
 struct dmnic_tx_stats {
@@ -207,6 +224,8 @@ struct dmnic_tx_buf {
 	 */
 	u32 pkt_bytes;		/* frame length (skb->len, XDP frame length) */
 	u16 pkt_ndesc;		/* descriptors of the packet */
+	u16 pkt_segs;		/* TSO/USO: frames on the wire (0: one) */
+	u32 pkt_hdr_extra;	/* TSO/USO: header bytes the device adds */
 };
 
 struct dmnic_tx_ring {
@@ -221,6 +240,9 @@ struct dmnic_tx_ring {
 	u32 cmpl_head;		/* next completion to read */
 	u32 cmpl_gen;		/* DMNIC_TXC_F_GEN value of a new completion */
 	u16 idx;
+	/* 1.3 TX timestamps, one per completion (CAPS_PTP), else NULL */
+	__le64 *ts;
+	dma_addr_t ts_dma;
 	struct dmnic_tx_stats stats;
 };
 
@@ -265,6 +287,10 @@ struct dmnic_rx_queue {
 	netmem_ref xbuf_hdr;	/* its header buffer, 0 if none */
 	/* completion of the frame a program runs on (xdp_metadata_ops) */
 	const struct dmnic_rx_cmpl *xbuf_cmpl;
+	/* 1.3 RX timestamps, one per completion (CAPS_PTP), else NULL */
+	__le64 *ts;
+	dma_addr_t ts_dma;
+	u64 skb_ts;		/* of the packet being assembled, 0: none */
 	struct dmnic_rx_stats stats;	/* last: queue_start keeps it */
 };
 
@@ -372,10 +398,21 @@ struct dmnic {
 	/* device counters before the last reset (under @stats_lock) */
 	struct dmnic_hw_qstats hw_base_q[DMNIC_MAX_QUEUES];
 	struct dmnic_hw_gstats hw_base_g;
+	struct dmnic_hw_mstats hw_base_m;	/* under the instance lock */
 	/* between PCI reset_prepare and reset_done: do not read the device */
 	bool hw_stats_frozen;
 
 	struct dmnic_psp *psp;		/* PSP offload, NULL without */
+
+	/* 1.3 pause and FEC settings, restored after a device reset */
+	u32 pause_ctrl;			/* DMNIC_PAUSE_CTRL_* */
+	u32 fec_mode;			/* DMNIC_FEC_* */
+
+	/* 1.3 PTP clock (devmem_nic_ptp.c); ptp_clock NULL without */
+	struct ptp_clock_info ptp_info;
+	struct ptp_clock *ptp_clock;
+	spinlock_t ptp_lock;		/* PTP_ARG + PTP_CMD, PTP_TIME_* */
+	struct kernel_hwtstamp_config hwts;	/* instance lock */
 };
 
 bool dmnic_hds_want(bool hds_enabled, bool hds_cfg_on, bool xdp,
@@ -445,6 +482,7 @@ bool dmnic_rx_cmpl_valid(const struct dmnic_rx_cmpl *c, u32 gen);
 bool dmnic_tx_cmpl_valid(const struct dmnic_tx_cmpl *c, u32 gen);
 bool dmnic_tx_cmpl_matches(const struct dmnic_tx_cmpl *c, u32 head,
 			   unsigned int used, const struct dmnic_tx_buf *first);
+u32 dmnic_gso_hdr_len(const struct sk_buff *skb);
 enum dmnic_rx_csum dmnic_rx_csum_status(u32 flags);
 enum dmnic_rx_verdict dmnic_rx_verdict(u32 flags, unsigned int nr_frags,
 				       bool readable, bool rxcsum);
@@ -559,6 +597,31 @@ static inline bool dmnic_psp_rcv(struct dmnic *dm, struct sk_buff *skb,
 
 /* devmem_nic_ethtool.c */
 extern const struct ethtool_ops dmnic_ethtool_ops;
+void dmnic_get_pauseparam(struct net_device *netdev,
+			  struct ethtool_pauseparam *pause);
+int dmnic_set_pauseparam(struct net_device *netdev,
+			 struct ethtool_pauseparam *pause);
+void dmnic_get_pause_stats(struct net_device *netdev,
+			   struct ethtool_pause_stats *stats);
+int dmnic_get_fecparam(struct net_device *netdev,
+		       struct ethtool_fecparam *fec);
+int dmnic_set_fecparam(struct net_device *netdev,
+		       struct ethtool_fecparam *fec);
+void dmnic_get_fec_stats(struct net_device *netdev,
+			 struct ethtool_fec_stats *stats,
+			 struct ethtool_fec_hist *hist);
+void dmnic_mac_program(struct dmnic *dm);
+void dmnic_hw_mstats_freeze(struct dmnic *dm);
+void dmnic_ptp_init(struct dmnic *dm);
+void dmnic_ptp_fini(struct dmnic *dm);
+u32 dmnic_ptp_ctrl(const struct dmnic *dm);
+int dmnic_hwtstamp_get(struct net_device *netdev,
+		       struct kernel_hwtstamp_config *cfg);
+int dmnic_hwtstamp_set(struct net_device *netdev,
+		       struct kernel_hwtstamp_config *cfg,
+		       struct netlink_ext_ack *extack);
+int dmnic_get_ts_info(struct net_device *netdev,
+		      struct kernel_ethtool_ts_info *info);
 void dmnic_rules_write_all(struct dmnic *dm);
 void dmnic_rss_hash_init(struct dmnic *dm);
 void dmnic_rss_hash_write(struct dmnic *dm);

@@ -1170,4 +1170,12 @@ const struct ethtool_ops dmnic_ethtool_ops = {
 	.get_sset_count		= dmnic_get_sset_count,
 	.get_strings		= dmnic_get_strings,
 	.get_ethtool_stats	= dmnic_get_ethtool_stats,
+	/* devmem_nic_mac.c: 1.3 pause frames and FEC */
+	.get_pauseparam		= dmnic_get_pauseparam,
+	.set_pauseparam		= dmnic_set_pauseparam,
+	.get_pause_stats	= dmnic_get_pause_stats,
+	.get_fecparam		= dmnic_get_fecparam,
+	.set_fecparam		= dmnic_set_fecparam,
+	.get_fec_stats		= dmnic_get_fec_stats,
+	.get_ts_info		= dmnic_get_ts_info,	/* devmem_nic_ptp.c */
 };

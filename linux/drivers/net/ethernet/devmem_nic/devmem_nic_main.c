@@ -110,6 +110,7 @@ static void dmnic_reset_keep_mask(struct dmnic *dm)
 	dmnic_wr32(dm, DMNIC_REG_INT_MASK, mask);
 	dmnic_gro_program(dm, dm->netdev->features);
 	dmnic_psp_restore(dm);
+	dmnic_mac_program(dm);
 }
 
 /*
@@ -298,6 +299,7 @@ static int dmnic_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 	if (err)
 		goto err_free_irqs;
 	dmnic_psp_init(dm);
+	dmnic_ptp_init(dm);
 
 	/* Admin events on; queue vectors stay unused until ndo_open. */
 	dmnic_wr32(dm, DMNIC_REG_INT_MASK, ~(u32)(DMNIC_INT_LINK | DMNIC_INT_QERR));
@@ -340,6 +342,7 @@ static void dmnic_remove(struct pci_dev *pdev)
 	dmnic_stop_admin(dm);
 
 	dmnic_psp_fini(dm);
+	dmnic_ptp_fini(dm);
 	/* unregister_netdev() closes the device, which quiesces all queues. */
 	unregister_netdev(dm->netdev);
 	/*
@@ -402,6 +405,7 @@ static void dmnic_reset_done(struct pci_dev *pdev)
 	dmnic_wr32(dm, DMNIC_REG_INT_MASK,
 		   ~(u32)(DMNIC_INT_LINK | DMNIC_INT_QERR));
 	dmnic_psp_restore(dm);
+	dmnic_mac_program(dm);
 
 	rtnl_lock();
 	netdev_lock(dm->netdev);

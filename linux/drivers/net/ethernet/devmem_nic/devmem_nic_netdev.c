@@ -461,6 +461,7 @@ static int dmnic_open(struct net_device *netdev)
 	struct dmnic *dm = netdev_priv(netdev);
 
 	dmnic_gro_program(dm, netdev->features);
+	dmnic_mac_program(dm);
 	return dmnic_up(dm);
 }
 
@@ -852,6 +853,8 @@ static const struct net_device_ops dmnic_netdev_ops = {
 	.ndo_change_mtu		= dmnic_change_mtu,
 	.ndo_tx_timeout		= dmnic_tx_timeout,
 	.ndo_bpf		= dmnic_bpf,
+	.ndo_hwtstamp_get	= dmnic_hwtstamp_get,
+	.ndo_hwtstamp_set	= dmnic_hwtstamp_set,
 };
 
 /* ---- queue management ops: restart one RX queue while the device runs ---- */
@@ -1181,12 +1184,37 @@ static u64 dmnic_rd64(struct dmnic *dm, u32 reg)
 static void dmnic_hw_qstats_read(struct dmnic *dm, unsigned int q,
 				 struct dmnic_hw_qstats *hq)
 {
+	memset(hq, 0, sizeof(*hq));
 	hq->rx_drop_nobuf = dmnic_rd64(dm, DMNIC_QREG(q, DMNIC_Q_RX_DROP_NOBUF));
 	hq->rx_drop_disabled =
 		dmnic_rd64(dm, DMNIC_QREG(q, DMNIC_Q_RX_DROP_DISABLED));
 	hq->rx_csum_bad = dmnic_rd64(dm, DMNIC_QREG(q, DMNIC_Q_RX_CSUM_BAD));
 	hq->rx_errors = dmnic_rd64(dm, DMNIC_QREG(q, DMNIC_Q_RX_ERRORS));
 	hq->tx_errors = dmnic_rd64(dm, DMNIC_QREG(q, DMNIC_Q_TX_ERRORS));
+	if (!(dm->caps & DMNIC_CAPS_USO))
+		return;
+	hq->tx_lso_packets =
+		dmnic_rd64(dm, DMNIC_QREG(q, DMNIC_Q_TX_LSO_PACKETS));
+	hq->tx_lso_bytes = dmnic_rd64(dm, DMNIC_QREG(q, DMNIC_Q_TX_LSO_BYTES));
+	hq->tx_lso_wire_packets =
+		dmnic_rd64(dm, DMNIC_QREG(q, DMNIC_Q_TX_LSO_WIRE_PACKETS));
+	hq->tx_lso_wire_bytes =
+		dmnic_rd64(dm, DMNIC_QREG(q, DMNIC_Q_TX_LSO_WIRE_BYTES));
+}
+
+/* Adds the device counters @hq to @sum. */
+static void dmnic_hw_qstats_add(struct dmnic_hw_qstats *sum,
+				const struct dmnic_hw_qstats *hq)
+{
+	sum->rx_drop_nobuf += hq->rx_drop_nobuf;
+	sum->rx_drop_disabled += hq->rx_drop_disabled;
+	sum->rx_csum_bad += hq->rx_csum_bad;
+	sum->rx_errors += hq->rx_errors;
+	sum->tx_errors += hq->tx_errors;
+	sum->tx_lso_packets += hq->tx_lso_packets;
+	sum->tx_lso_bytes += hq->tx_lso_bytes;
+	sum->tx_lso_wire_packets += hq->tx_lso_wire_packets;
+	sum->tx_lso_wire_bytes += hq->tx_lso_wire_bytes;
 }
 
 static void dmnic_hw_gstats_read(struct dmnic *dm, struct dmnic_hw_gstats *hg)
@@ -1210,11 +1238,7 @@ void dmnic_hw_qstats_get(struct dmnic *dm, unsigned int q,
 	memset(hq, 0, sizeof(*hq));
 	if (!READ_ONCE(dm->hw_stats_frozen))
 		dmnic_hw_qstats_read(dm, q, hq);
-	hq->rx_drop_nobuf += b->rx_drop_nobuf;
-	hq->rx_drop_disabled += b->rx_drop_disabled;
-	hq->rx_csum_bad += b->rx_csum_bad;
-	hq->rx_errors += b->rx_errors;
-	hq->tx_errors += b->tx_errors;
+	dmnic_hw_qstats_add(hq, b);
 }
 
 void dmnic_hw_gstats_get(struct dmnic *dm, struct dmnic_hw_gstats *hg)
@@ -1249,12 +1273,9 @@ void dmnic_hw_stats_freeze(struct dmnic *dm)
 		struct dmnic_hw_qstats *b = &dm->hw_base_q[q];
 
 		dmnic_hw_qstats_read(dm, q, &hq);
-		b->rx_drop_nobuf += hq.rx_drop_nobuf;
-		b->rx_drop_disabled += hq.rx_drop_disabled;
-		b->rx_csum_bad += hq.rx_csum_bad;
-		b->rx_errors += hq.rx_errors;
-		b->tx_errors += hq.tx_errors;
+		dmnic_hw_qstats_add(b, &hq);
 	}
+	dmnic_hw_mstats_freeze(dm);
 	dmnic_hw_gstats_read(dm, &hg);
 	dm->hw_base_g.rx_drop_rule += hg.rx_drop_rule;
 	dm->hw_base_g.rx_drop_badq += hg.rx_drop_badq;
@@ -1318,6 +1339,12 @@ static void dmnic_get_queue_stats_tx(struct net_device *netdev, int idx,
 	dmnic_hw_qstats_get(dm, idx, &hq);
 	tx->hw_drops = hq.tx_errors;
 	tx->hw_drop_errors = hq.tx_errors;
+	if (dm->caps & DMNIC_CAPS_USO) {
+		tx->hw_gso_packets = hq.tx_lso_packets;
+		tx->hw_gso_bytes = hq.tx_lso_bytes;
+		tx->hw_gso_wire_packets = hq.tx_lso_wire_packets;
+		tx->hw_gso_wire_bytes = hq.tx_lso_wire_bytes;
+	}
 	if (!qv)
 		return;
 	s = &qv->tx.stats;
@@ -1362,6 +1389,12 @@ static void dmnic_get_base_stats(struct net_device *netdev,
 	rx->csum_bad = 0;
 	tx->hw_drops = 0;
 	tx->hw_drop_errors = 0;
+	if (dm->caps & DMNIC_CAPS_USO) {
+		tx->hw_gso_packets = 0;
+		tx->hw_gso_bytes = 0;
+		tx->hw_gso_wire_packets = 0;
+		tx->hw_gso_wire_bytes = 0;
+	}
 	for (q = netdev->real_num_rx_queues; q < dm->max_queues; q++) {
 		dmnic_hw_qstats_get(dm, q, &hq);
 		rx->hw_drops += hq.rx_drop_nobuf + hq.rx_drop_disabled;
@@ -1372,6 +1405,12 @@ static void dmnic_get_base_stats(struct net_device *netdev,
 		dmnic_hw_qstats_get(dm, q, &hq);
 		tx->hw_drops += hq.tx_errors;
 		tx->hw_drop_errors += hq.tx_errors;
+		if (dm->caps & DMNIC_CAPS_USO) {
+			tx->hw_gso_packets += hq.tx_lso_packets;
+			tx->hw_gso_bytes += hq.tx_lso_bytes;
+			tx->hw_gso_wire_packets += hq.tx_lso_wire_packets;
+			tx->hw_gso_wire_bytes += hq.tx_lso_wire_bytes;
+		}
 	}
 
 	tx->packets = dm->base_tx.packets;
@@ -1404,12 +1443,19 @@ void dmnic_netdev_init(struct dmnic *dm)
 
 	netdev->hw_features = NETIF_F_SG | NETIF_F_HW_CSUM | NETIF_F_RXCSUM |
 			      NETIF_F_RXHASH;
-	if (dmnic_rd32(dm, DMNIC_REG_CAPS) & DMNIC_CAPS_TSO) {
+	dm->caps = dmnic_rd32(dm, DMNIC_REG_CAPS);
+	dm->fec_mode = DMNIC_FEC_RS;	/* 1.3: the device's reset value */
+	if (dm->caps & DMNIC_CAPS_TSO) {
 		/* Default GSO limits fit: IP length <= 64K, no BIG TCP. */
 		netdev->hw_features |= NETIF_F_TSO | NETIF_F_TSO6;
 	}
+	/*
+	 * 1.3: UDP segmentation. Not of tunnels (no hw_enc_features): the
+	 * device fixes only the outermost IP and the one L4 header.
+	 */
+	if (dm->caps & DMNIC_CAPS_USO)
+		netdev->hw_features |= NETIF_F_GSO_UDP_L4;
 	/* Off by default, as the stack's own GRO does the same work. */
-	dm->caps = dmnic_rd32(dm, DMNIC_REG_CAPS);
 	if (dm->caps & DMNIC_CAPS_HW_GRO)
 		netdev->hw_features |= NETIF_F_GRO_HW;
 	if (dm->caps & DMNIC_CAPS_LRO)

@@ -102,6 +102,58 @@ static void dmnic_test_tx_desc_csum(struct kunit *test)
 	kfree_skb(skb);
 }
 
+/*
+ * A GSO skb: TSO for TCP, USO for UDP_L4 (spec 1.3), MSS = gso_size, and
+ * the header bytes the device copies to each segment.
+ */
+static void dmnic_test_tx_desc_gso(struct kunit *test)
+{
+	static const struct {
+		unsigned int gso_type;
+		u16 csum_offset;
+		u16 flag;
+		u32 hdr_len;
+	} cases[] = {
+		{ SKB_GSO_TCPV4, 16, DMNIC_TXD_F_TSO, 14 + 20 + 32 },
+		{ SKB_GSO_TCPV6, 16, DMNIC_TXD_F_TSO, 14 + 20 + 32 },
+		{ SKB_GSO_UDP_L4, 6, DMNIC_TXD_F_USO, 14 + 20 + 8 },
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct dmnic_tx_desc d;
+		const u8 *raw = (const u8 *)&d;
+		struct sk_buff *skb;
+		struct tcphdr *th;
+
+		skb = alloc_skb(256, GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, skb);
+		skb_put_zero(skb, 200);
+		skb_set_network_header(skb, 14);
+		skb_set_transport_header(skb, 34);
+		th = tcp_hdr(skb);
+		th->doff = 8;			/* 32 bytes, with options */
+		skb->ip_summed = CHECKSUM_PARTIAL;
+		skb->csum_start = skb_headroom(skb) + 34;
+		skb->csum_offset = cases[i].csum_offset;
+		skb_shinfo(skb)->gso_size = 1400;
+		skb_shinfo(skb)->gso_segs = 3;
+		skb_shinfo(skb)->gso_type = cases[i].gso_type;
+
+		dmnic_tx_desc_fill(&d, 0x1000, 200, 7, true, skb);
+		KUNIT_EXPECT_EQ(test, get_unaligned_le16(raw + DMNIC_TXD_FLAGS),
+				DMNIC_TXD_F_EOP | DMNIC_TXD_F_CSUM |
+				cases[i].flag);
+		KUNIT_EXPECT_EQ(test, get_unaligned_le16(raw + DMNIC_TXD_MSS),
+				1400);
+		KUNIT_EXPECT_EQ(test,
+				get_unaligned_le16(raw + DMNIC_TXD_CSUM_OFFSET),
+				cases[i].csum_offset);
+		KUNIT_EXPECT_EQ(test, dmnic_gso_hdr_len(skb), cases[i].hdr_len);
+		kfree_skb(skb);
+	}
+}
+
 /* ---- completion decoding ---- */
 
 static void dmnic_test_cmpl_gen(struct kunit *test)
@@ -636,6 +688,7 @@ static struct kunit_suite dmnic_ring_test_suite = {
 static struct kunit_case dmnic_desc_test_cases[] = {
 	KUNIT_CASE(dmnic_test_tx_desc_plain),
 	KUNIT_CASE(dmnic_test_tx_desc_csum),
+	KUNIT_CASE(dmnic_test_tx_desc_gso),
 	KUNIT_CASE(dmnic_test_cmpl_gen),
 	KUNIT_CASE(dmnic_test_tx_cmpl_matches),
 	KUNIT_CASE(dmnic_test_rx_hdr_len),

@@ -33,6 +33,7 @@
 #include <linux/bpf_trace.h>
 #include <linux/filter.h>
 #include <linux/skbuff.h>
+#include <linux/udp.h>
 #include <net/gro.h>
 #include <net/ip6_checksum.h>
 #include <net/ipv6.h>
@@ -63,6 +64,11 @@ unsigned int dmnic_ring_space(u32 head, u32 tail, u32 size)
 	return size - 1 - dmnic_ring_used(head, tail, size);
 }
 
+static bool dmnic_skb_is_uso(const struct sk_buff *skb)
+{
+	return skb_shinfo(skb)->gso_type & SKB_GSO_UDP_L4;
+}
+
 void dmnic_tx_desc_fill(struct dmnic_tx_desc *d, dma_addr_t addr, u32 len,
 			u16 id, bool eop, const struct sk_buff *csum_skb)
 {
@@ -76,15 +82,27 @@ void dmnic_tx_desc_fill(struct dmnic_tx_desc *d, dma_addr_t addr, u32 len,
 		flags |= DMNIC_TXD_F_CSUM;
 		d->csum_start = cpu_to_le16(skb_checksum_start_offset(csum_skb));
 		d->csum_offset = cpu_to_le16(csum_skb->csum_offset);
-		/* TSO: the stack's partial csum already points at the TCP
-		 * header and its check field, as the device wants.
+		/* TSO/USO: the stack's partial csum already points at the
+		 * TCP or UDP header and its check field, as the device wants.
 		 */
 		if (skb_is_gso(csum_skb)) {
-			flags |= DMNIC_TXD_F_TSO;
+			flags |= dmnic_skb_is_uso(csum_skb) ? DMNIC_TXD_F_USO :
+							       DMNIC_TXD_F_TSO;
 			d->mss = cpu_to_le16(skb_shinfo(csum_skb)->gso_size);
 		}
 	}
 	d->flags = cpu_to_le16(flags);
+}
+
+/*
+ * Header bytes each segment of GSO skb @skb carries: the device copies them
+ * to every segment (spec: TSO, USO).
+ */
+u32 dmnic_gso_hdr_len(const struct sk_buff *skb)
+{
+	if (dmnic_skb_is_uso(skb))
+		return skb_transport_offset(skb) + sizeof(struct udphdr);
+	return skb_tcp_all_headers(skb);
 }
 
 bool dmnic_rx_cmpl_valid(const struct dmnic_rx_cmpl *c, u32 gen)
@@ -338,7 +356,11 @@ int dmnic_tx_alloc(struct dmnic *dm, struct dmnic_tx_ring *tx)
 	tx->cmpl = dma_alloc_coherent(dev, tx->size * sizeof(*tx->cmpl),
 				      &tx->cmpl_dma, GFP_KERNEL);
 	tx->bufs = kvcalloc(tx->size, sizeof(*tx->bufs), GFP_KERNEL);
-	if (!tx->desc || !tx->cmpl || !tx->bufs) {
+	if (dm->caps & DMNIC_CAPS_PTP)
+		tx->ts = dma_alloc_coherent(dev, tx->size * sizeof(*tx->ts),
+					    &tx->ts_dma, GFP_KERNEL);
+	if (!tx->desc || !tx->cmpl || !tx->bufs ||
+	    (!tx->ts && (dm->caps & DMNIC_CAPS_PTP))) {
 		dmnic_tx_free(dm, tx);
 		return -ENOMEM;
 	}
@@ -356,7 +378,11 @@ void dmnic_tx_free(struct dmnic *dm, struct dmnic_tx_ring *tx)
 	if (tx->cmpl)
 		dma_free_coherent(dev, tx->size * sizeof(*tx->cmpl), tx->cmpl,
 				  tx->cmpl_dma);
+	if (tx->ts)
+		dma_free_coherent(dev, tx->size * sizeof(*tx->ts), tx->ts,
+				  tx->ts_dma);
 	kvfree(tx->bufs);
+	tx->ts = NULL;
 	tx->desc = NULL;
 	tx->cmpl = NULL;
 	tx->bufs = NULL;
@@ -382,6 +408,12 @@ void dmnic_tx_hw_start(struct dmnic *dm, struct dmnic_tx_ring *tx)
 
 	dmnic_wr_ring(dm, q, DMNIC_Q_TXD, tx->desc_dma, tx->size);
 	dmnic_wr_ring(dm, q, DMNIC_Q_TXC, tx->cmpl_dma, tx->size);
+	if (dm->caps & DMNIC_CAPS_PTP) {
+		dmnic_wr32(dm, DMNIC_QREG(q, DMNIC_Q_TXTS_LO),
+			   lower_32_bits(tx->ts_dma));
+		dmnic_wr32(dm, DMNIC_QREG(q, DMNIC_Q_TXTS_HI),
+			   upper_32_bits(tx->ts_dma));
+	}
 	dmnic_wr32(dm, DMNIC_QREG(q, DMNIC_Q_TXD + DMNIC_RING_DRV), 0);
 	dmnic_q_ctrl_set(dm, q, 0, DMNIC_Q_CTRL_TX_ENABLE);
 }
@@ -444,6 +476,20 @@ static void dmnic_tx_release(struct dmnic *dm, struct dmnic_tx_ring *tx,
 	}
 }
 
+/* A TX timestamp for the skb of the packet at head (ndesc descriptors). */
+static void dmnic_tx_tstamp(struct dmnic_tx_ring *tx, unsigned int ndesc,
+			    u64 ns)
+{
+	struct sk_buff *skb = tx->bufs[(tx->head + ndesc - 1) &
+				       (tx->size - 1)].skb;
+	struct skb_shared_hwtstamps hwts = {};
+
+	if (!skb)
+		return;
+	hwts.hwtstamp = ns_to_ktime(ns);
+	skb_tstamp_tx(skb, &hwts);
+}
+
 /* Drop everything still on the ring (queue stopped). */
 void dmnic_tx_clean_all(struct dmnic *dm, struct dmnic_tx_ring *tx)
 {
@@ -491,12 +537,16 @@ static bool dmnic_tx_clean(struct dmnic *dm, struct dmnic_tx_ring *tx,
 		}
 		ndesc = first->pkt_ndesc;
 		len = first->pkt_bytes;
+		if (unlikely(le32_to_cpu(c->flags) & DMNIC_TXC_F_TS) && tx->ts)
+			dmnic_tx_tstamp(tx, ndesc,
+					le64_to_cpu(tx->ts[tx->cmpl_head]));
 		/* XDP_TX frames never went through BQL. */
 		if (!first->xdp_netmem)
 			bql += len;
 		if (le32_to_cpu(c->status) == DMNIC_TXC_S_OK) {
-			pkts++;
-			bytes += len;
+			/* what went on the wire: the segments of a GSO skb */
+			pkts += first->pkt_segs ?: 1;
+			bytes += len + first->pkt_hdr_extra;
 		} else {
 			dropped++;
 		}
@@ -560,6 +610,8 @@ static bool dmnic_tx_map(struct dmnic *dm, struct dmnic_tx_ring *tx,
 		b->xdp_netmem = 0;
 		b->pkt_bytes = 0;
 		b->pkt_ndesc = 0;
+		b->pkt_segs = 0;
+		b->pkt_hdr_extra = 0;
 		if (is_first && headlen) {
 			len = headlen;
 			dma = dma_map_single(dev, skb->data, len, DMA_TO_DEVICE);
@@ -596,6 +648,13 @@ static bool dmnic_tx_map(struct dmnic *dm, struct dmnic_tx_ring *tx,
 	tx->bufs[eop].skb = skb;
 	tx->bufs[first].pkt_bytes = skb->len;
 	tx->bufs[first].pkt_ndesc = ((eop - first) & mask) + 1;
+	if (skb_is_gso(skb) && csum) {
+		u16 segs = skb_shinfo(skb)->gso_segs ?: 1;
+
+		tx->bufs[first].pkt_segs = segs;
+		tx->bufs[first].pkt_hdr_extra = (segs - 1) *
+						dmnic_gso_hdr_len(skb);
+	}
 	tx->tail = i;
 	return true;
 
@@ -665,6 +724,11 @@ netdev_tx_t dmnic_xmit(struct sk_buff *skb, struct net_device *netdev)
 		goto drop;
 	if (psp)
 		dmnic_psp_desc(&tx->desc[first], psp);
+	if (unlikely(skb_shinfo(skb)->tx_flags & SKBTX_HW_TSTAMP) && tx->ts &&
+	    dm->hwts.tx_type == HWTSTAMP_TX_ON) {
+		skb_shinfo(skb)->tx_flags |= SKBTX_IN_PROGRESS;
+		tx->desc[first].flags |= cpu_to_le16(DMNIC_TXD_F_TS);
+	}
 
 	u64_stats_update_begin(&tx->stats.syncp);
 	if (skb->ip_summed == CHECKSUM_PARTIAL)
@@ -994,7 +1058,10 @@ int dmnic_rx_alloc(struct dmnic *dm, struct dmnic_rx_queue *rx,
 	rx->cmpl_size = 2 * size;
 	rx->cmpl = dma_alloc_coherent(dev, rx->cmpl_size * sizeof(*rx->cmpl),
 				      &rx->cmpl_dma, GFP_KERNEL);
-	if (!rx->cmpl) {
+	if (dm->caps & DMNIC_CAPS_PTP)
+		rx->ts = dma_alloc_coherent(dev, rx->cmpl_size * sizeof(*rx->ts),
+					    &rx->ts_dma, GFP_KERNEL);
+	if (!rx->cmpl || (!rx->ts && (dm->caps & DMNIC_CAPS_PTP))) {
 		err = -ENOMEM;
 		goto err_free;
 	}
@@ -1016,6 +1083,11 @@ void dmnic_rx_free(struct dmnic *dm, struct dmnic_rx_queue *rx)
 		dma_free_coherent(&dm->pdev->dev,
 				  rx->cmpl_size * sizeof(*rx->cmpl), rx->cmpl,
 				  rx->cmpl_dma);
+	if (rx->ts)
+		dma_free_coherent(&dm->pdev->dev,
+				  rx->cmpl_size * sizeof(*rx->ts), rx->ts,
+				  rx->ts_dma);
+	rx->ts = NULL;
 	rx->cmpl = NULL;
 }
 
@@ -1030,6 +1102,12 @@ void dmnic_rx_hw_start(struct dmnic *dm, struct dmnic_rx_queue *rx)
 	dmnic_wr_ring(dm, q, DMNIC_Q_HBR, rx->hdr.desc_dma, rx->hdr.size);
 	dmnic_wr_ring(dm, q, DMNIC_Q_PBR, rx->pay.desc_dma, rx->pay.size);
 	dmnic_wr_ring(dm, q, DMNIC_Q_RXC, rx->cmpl_dma, rx->cmpl_size);
+	if (dm->caps & DMNIC_CAPS_PTP) {
+		dmnic_wr32(dm, DMNIC_QREG(q, DMNIC_Q_RXTS_LO),
+			   lower_32_bits(rx->ts_dma));
+		dmnic_wr32(dm, DMNIC_QREG(q, DMNIC_Q_RXTS_HI),
+			   upper_32_bits(rx->ts_dma));
+	}
 	/* Buffer rings start empty at index 0 (DEV is reset by the enable).
 	 * When an old queue is restarted, reclaim what it still had posted.
 	 */
@@ -1120,6 +1198,8 @@ static bool dmnic_xdp_tx(struct dmnic *dm, struct dmnic_napi *qv,
 			b->xdp_netmem = segs[i].netmem;
 			b->pkt_bytes = 0;
 			b->pkt_ndesc = 0;
+			b->pkt_segs = 0;
+			b->pkt_hdr_extra = 0;
 			dmnic_tx_desc_fill(&tx->desc[tx->tail], dma[i],
 					   segs[i].len, first, i == n - 1, NULL);
 			tx->tail = (tx->tail + 1) & mask;
@@ -1378,6 +1458,8 @@ static void dmnic_rx_deliver(struct dmnic *dm, struct dmnic_rx_queue *rx,
 			     dmnic_rx_hash_type(c->rss_type));
 
 	skb_record_rx_queue(skb, rx->idx);
+	if (rx->skb_ts)
+		skb_hwtstamps(skb)->hwtstamp = ns_to_ktime(rx->skb_ts);
 
 	/* qstats count wire packets; hw-gro only for GRO-HW, not LRO */
 	u64_stats_update_begin(&rx->stats.syncp);
@@ -1520,6 +1602,8 @@ static int dmnic_rx_clean(struct dmnic *dm, struct dmnic_napi *qv, int budget)
 		if (flags & DMNIC_RXC_F_SOP) {
 			if (unlikely(rx->skb || rx->xbuf_hdr || rx->skb_bad))
 				dmnic_rx_drop(rx);	/* EOP never came */
+			rx->skb_ts = (flags & DMNIC_RXC_F_TS) && rx->ts ?
+				     le64_to_cpu(rx->ts[rx->cmpl_head]) : 0;
 			if ((flags & DMNIC_RXC_F_HDR) && rx->xdp) {
 				started = dmnic_rx_start_xdp(dm, rx, c);
 			} else if (flags & DMNIC_RXC_F_HDR) {
