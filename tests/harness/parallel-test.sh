@@ -58,6 +58,9 @@ t "parallel: a run with a lost program does not exit 0" \
     bash -c 'FAKE_DIE_ON=drivers/net/hw:d.py prun "$PT/die2" --jobs 2 >/dev/null 2>&1; rc=$?; [ $rc != 0 ] || { echo "exit $rc"; false; }'
 t "parallel: --jobs 0 and --jobs x are usage errors" \
     bash -c '! prun "$PT/u" --jobs 0 >/dev/null 2>&1 && prun "$PT/u" --jobs x >/dev/null 2>&1; [ $? = 2 ]'
+t "parallel: megabytes of guest output are not 'no guest ran a test' (exit 3; was: cat | grep -q under pipefail)" \
+    bash -c 'FAKE_PAD_BYTES=2000000 prun "$PT/big" --jobs 2 >"$PT/big.out" 2>&1; rc=$?
+        [ $rc = 0 ] && ! grep -q "no guest ran a test" "$PT/big.out" || { echo "exit $rc"; tail -n 3 "$PT/big.out"; false; }'
 # --host-agent: a QMP socket and an agent per guest (make check-debug's fault scenarios).
 printf '#!/bin/sh\necho "$1 $2" >>"%s/agents.txt"\n' "$PT" >"$PT/fake-agent"
 chmod +x "$PT/fake-agent"
