@@ -200,7 +200,7 @@ static uint8_t dmnic_check_rings(DevmemNicCore *core, unsigned qi, bool tx)
  * 1400 bytes (2026-11-25).  Headers use the library (net_raw_checksum,
  * eth_calc_ip*_pseudo_hdr_csum).
  */
-static uint64_t dmnic_csum_add(uint64_t sum, const uint8_t *p, size_t len)
+uint64_t devmem_nic_csum_add(uint64_t sum, const uint8_t *p, size_t len)
 {
     size_t i = 0;
 
@@ -217,7 +217,7 @@ static uint64_t dmnic_csum_add(uint64_t sum, const uint8_t *p, size_t len)
     return sum;
 }
 
-static uint16_t dmnic_csum_fold(uint64_t sum)
+uint16_t devmem_nic_csum_fold(uint64_t sum)
 {
     while (sum >> 16) {
         sum = (sum & 0xffff) + (sum >> 16);
@@ -319,9 +319,9 @@ static void dmnic_parse_l4(DmnicPkt *p, const uint8_t *buf, uint8_t proto)
     }
     l4len = p->ip_end - off;
     sum = dmnic_pseudo_sum(p, buf, proto, l4len);
-    sum = dmnic_csum_add(sum, buf + off, l4len);
-    p->flags |= dmnic_csum_fold(sum) == 0xffff ? DMNIC_RXC_F_L4_CSUM_OK :
-                                                 DMNIC_RXC_F_L4_CSUM_BAD;
+    sum = devmem_nic_csum_add(sum, buf + off, l4len);
+    p->flags |= devmem_nic_csum_fold(sum) == 0xffff ?
+                DMNIC_RXC_F_L4_CSUM_OK : DMNIC_RXC_F_L4_CSUM_BAD;
 }
 
 /*
@@ -1206,7 +1206,7 @@ static void dmnic_tx_send(DevmemNicCore *core, uint8_t *buf, size_t len)
  *   so a super-frame with more than 4 KiB of accelerator payload could
  *   not be gathered; dmnic_dma_read() copies any length, and is where the
  *   DMA fault hook sits, which a mapping would bypass;
- * - it sums the payload a byte at a time (see dmnic_csum_add());
+ * - it sums the payload a byte at a time (see devmem_nic_csum_add());
  * - to a peer with a vnet header it hands the super-frame unsegmented,
  *   so what goes on the wire would depend on the backend.
  */
@@ -1355,8 +1355,8 @@ static bool dmnic_tx_tso(DevmemNicCore *core, unsigned qi, size_t len,
         }
         stw_be_p(tcp + DMNIC_TCP_CSUM_OFF, 0);
         sum = dmnic_pseudo_sum(t, sb, IP_PROTO_TCP, tcplen);
-        sum = dmnic_csum_add(sum, tcp, tcplen);
-        stw_be_p(tcp + DMNIC_TCP_CSUM_OFF, ~dmnic_csum_fold(sum));
+        sum = devmem_nic_csum_add(sum, tcp, tcplen);
+        stw_be_p(tcp + DMNIC_TCP_CSUM_OFF, ~devmem_nic_csum_fold(sum));
         if (send) {
             dmnic_tx_send(core, sb, h + seg);
         }
@@ -1590,9 +1590,8 @@ static bool dmnic_tx_process(DevmemNicCore *core, unsigned qi, int budget)
                 }
                 /* as Linux: a result of 0 is sent as 0xffff */
                 stw_be_p(core->tx_buf + field, net_checksum_finish_nozero(
-                         dmnic_csum_fold(dmnic_csum_add(0,
-                                                        core->tx_buf + start,
-                                                        len - start))));
+                         devmem_nic_csum_fold(devmem_nic_csum_add(
+                             0, core->tx_buf + start, len - start))));
                 if (link) {
                     q->stats[DMNIC_QS_TX_CSUM]++;
                 }

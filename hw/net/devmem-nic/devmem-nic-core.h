@@ -255,6 +255,10 @@ typedef struct DevmemNicCore {
     DmnicPtp ptp;
 } DevmemNicCore;
 
+/* One's complement sum, 32 bits at a time (RFC 1071), and its 16-bit fold */
+uint64_t devmem_nic_csum_add(uint64_t sum, const uint8_t *p, size_t len);
+uint16_t devmem_nic_csum_fold(uint64_t sum);
+
 void devmem_nic_core_realize(DevmemNicCore *core);
 void devmem_nic_core_unrealize(DevmemNicCore *core);
 /* After the fault injector's realize: the link the guest finds at first */

@@ -17,32 +17,6 @@
 #include "devmem-nic-core.h"
 #include "trace.h"
 
-/* 32 bits at a time, as dmnic_csum_add() in the core (see there) */
-static uint64_t dmnic_uso_sum(uint64_t sum, const uint8_t *p, size_t len)
-{
-    size_t i = 0;
-
-    for (; i + 4 <= len; i += 4) {
-        sum += (uint32_t)ldl_be_p(p + i);
-    }
-    if (i + 2 <= len) {
-        sum += lduw_be_p(p + i);
-        i += 2;
-    }
-    if (i < len) {
-        sum += p[i] << 8;
-    }
-    return sum;
-}
-
-static uint16_t dmnic_uso_fold(uint64_t sum)
-{
-    while (sum >> 16) {
-        sum = (sum & 0xffff) + (sum >> 16);
-    }
-    return sum;
-}
-
 /* The pseudo-header sum of a UDP segment of @l4len bytes under @ip */
 static uint32_t dmnic_uso_pseudo(const DmnicSegHdr *h, const uint8_t *ip,
                                  size_t l4len)
@@ -111,8 +85,8 @@ void devmem_nic_uso_segment(const uint8_t *buf, size_t len,
         }
         stw_be_p(udp + offsetof(struct udp_header, uh_ulen), udplen);
         stw_be_p(udp + offsetof(struct udp_header, uh_sum), 0);
-        csum = dmnic_uso_fold(dmnic_uso_sum(dmnic_uso_pseudo(h, ip, udplen),
-                                            udp, udplen));
+        csum = devmem_nic_csum_fold(devmem_nic_csum_add(
+                   dmnic_uso_pseudo(h, ip, udplen), udp, udplen));
         /* 0 means "no checksum": the complement 0 goes out as 0xffff */
         stw_be_p(udp + offsetof(struct udp_header, uh_sum),
                  net_checksum_finish_nozero(csum));
