@@ -155,7 +155,7 @@
 #define DMNIC_SHAPER_GRP_BASE       0x0840
 #define DMNIC_SHAPER_GRP_STRIDE     0x10
 #define DMNIC_SHAPER_GRP(g)         (DMNIC_SHAPER_GRP_BASE + \
-                                     (g) * DMNIC_SHAPER_GRP_STRIDE)
+				     (g) * DMNIC_SHAPER_GRP_STRIDE)
 #define DMNIC_SHG_RATE_LO           0x0     /* RW */
 #define DMNIC_SHG_RATE_HI           0x4
 #define DMNIC_SHG_BURST             0x8     /* RW */
@@ -164,7 +164,7 @@
 #define DMNIC_SHAPER_Q_BASE         0xc000
 #define DMNIC_SHAPER_Q_STRIDE       0x20
 #define DMNIC_SHAPER_Q(q)           (DMNIC_SHAPER_Q_BASE + \
-                                     (q) * DMNIC_SHAPER_Q_STRIDE)
+				     (q) * DMNIC_SHAPER_Q_STRIDE)
 #define DMNIC_SHQ_RATE_LO           0x00    /* RW */
 #define DMNIC_SHQ_RATE_HI           0x04
 #define DMNIC_SHQ_BURST             0x08    /* RW */
