@@ -1485,7 +1485,8 @@ static bool dmnic_tx_process(DevmemNicCore *core, unsigned qi, int budget)
     DmnicTxd d[DMNIC_TX_MAX_DESC_PER_PKT];
 
     while (dmnic_tx_running(q) && dmnic_ring_posted(txd) &&
-           dmnic_ring_free(txc) && !devmem_nic_fault_tx_hold(core, qi)) {
+           dmnic_ring_free(txc) && !devmem_nic_fault_tx_hold(core, qi) &&
+           !(core->shaper.active && devmem_nic_shaper_hold(core, qi))) {
         uint32_t posted = dmnic_ring_posted(txd);
         uint32_t n = 0, i;
         size_t total = 0, len;
@@ -1624,6 +1625,10 @@ static bool dmnic_tx_process(DevmemNicCore *core, unsigned qi, int budget)
         if (status == DMNIC_TXC_S_OK) {
             q->stats[DMNIC_QS_TX_PACKETS] += nseg;
             q->stats[DMNIC_QS_TX_BYTES] += wire;
+            if (core->shaper.active &&
+                devmem_nic_shaper_charge(core, qi, wire)) {
+                budget = 0;     /* turn over: the bottom half comes back */
+            }
         }
         dmnic_queue_event(core, qi, DMNIC_Q_INT_TX);
         budget -= MAX(nseg, 1);
@@ -1783,6 +1788,7 @@ void devmem_nic_core_reset(DevmemNicCore *core)
     devmem_nic_psp_reset(&core->psp);
     devmem_nic_mac_reset(core);
     devmem_nic_ptp_reset(core);
+    devmem_nic_shaper_reset(core);
     trace_devmem_nic_reset();
 }
 
@@ -1943,6 +1949,8 @@ uint64_t devmem_nic_core_read(DevmemNicCore *core, hwaddr addr, unsigned size)
         /* pause and FEC registers and counters */
     } else if (devmem_nic_ptp_read(core, addr, &val)) {
         /* PTP clock registers */
+    } else if (devmem_nic_shaper_read(core, addr, &val)) {
+        /* TX shaping registers and counters */
     } else if (addr >= DMNIC_Q_BASE &&
         addr < DMNIC_Q_BASE + core->num_queues * DMNIC_Q_STRIDE) {
         unsigned qi = (addr - DMNIC_Q_BASE) / DMNIC_Q_STRIDE;
@@ -1987,7 +1995,7 @@ uint64_t devmem_nic_core_read(DevmemNicCore *core, hwaddr addr, unsigned size)
                   DMNIC_CAPS_HW_GRO | DMNIC_CAPS_LRO |
                   DMNIC_CAPS_RSS_FLOW_LABEL | DMNIC_CAPS_USO |
                   DMNIC_CAPS_PAUSE | DMNIC_CAPS_FEC | DMNIC_CAPS_PTP |
-                  DMNIC_CAPS_TSO_IPXIP;
+                  DMNIC_CAPS_TSO_IPXIP | DMNIC_CAPS_SHAPER;
             val |= devmem_nic_psp_available() ? DMNIC_CAPS_PSP : 0;
             break;
         case DMNIC_REG_CTRL:
@@ -2329,6 +2337,8 @@ void devmem_nic_core_write(DevmemNicCore *core, hwaddr addr, uint64_t val64,
         /* pause and FEC registers */
     } else if (devmem_nic_ptp_write(core, addr, val)) {
         /* PTP clock registers */
+    } else if (devmem_nic_shaper_write(core, addr, val)) {
+        /* TX shaping registers */
     } else if (qreg) {
         unsigned qi = (addr - DMNIC_Q_BASE) / DMNIC_Q_STRIDE;
 
@@ -2425,6 +2435,7 @@ void devmem_nic_core_realize(DevmemNicCore *core)
                                                   core);
     devmem_nic_gro_realize(core);
     devmem_nic_mac_realize(core);
+    devmem_nic_shaper_realize(core);
 }
 
 /* After devmem_nic_fault_realize(): what the guest finds at first */
@@ -2450,6 +2461,7 @@ void devmem_nic_core_unrealize(DevmemNicCore *core)
     devmem_nic_gro_unrealize(core);
     devmem_nic_psp_unrealize(&core->psp);
     devmem_nic_mac_unrealize(core);
+    devmem_nic_shaper_unrealize(core);
 }
 
 static const VMStateDescription vmstate_dmnic_ring = {
@@ -2800,6 +2812,7 @@ const VMStateDescription vmstate_devmem_nic_core = {
         &vmstate_dmnic_lso,
         &vmstate_devmem_nic_mac,
         &vmstate_devmem_nic_ptp,
+        &vmstate_devmem_nic_shaper,
         NULL
     },
 };

@@ -189,6 +189,30 @@ typedef struct DmnicPtp {
     uint64_t txts[DMNIC_MAX_QUEUES];
 } DmnicPtp;
 
+/* A token bucket (devmem-nic-shaper.c); level in bits * 10^9 */
+typedef struct DmnicBucket {
+    uint64_t rate;          /* bits/s, 0 = unlimited */
+    uint32_t rate_lo;       /* RATE_LO as written, applied by RATE_HI */
+    uint32_t burst;         /* bytes */
+    int64_t level;          /* not migrated: full on the destination */
+    int64_t stamp;          /* virtual ns the level is for */
+} DmnicBucket;
+
+/* Transmit shaping (devmem-nic-shaper.c) */
+typedef struct DmnicShaper {
+    bool active;            /* some rate is not 0 */
+    DmnicBucket net;
+    DmnicBucket grp[DMNIC_SHAPER_NUM_GROUPS];
+    uint32_t grp_parent[DMNIC_SHAPER_NUM_GROUPS];
+    DmnicBucket q[DMNIC_MAX_QUEUES];
+    uint32_t q_group[DMNIC_MAX_QUEUES];
+    uint32_t q_weight[DMNIC_MAX_QUEUES];
+    uint64_t q_held[DMNIC_MAX_QUEUES];      /* SHQ_HELD */
+    bool held[DMNIC_MAX_QUEUES];            /* waiting for the timer */
+    uint32_t turn[DMNIC_MAX_QUEUES];        /* packets in this turn */
+    QEMUTimer *timer;
+} DmnicShaper;
+
 typedef struct DevmemNicCore {
     PCIDevice *owner;
     NICState *nic;
@@ -253,6 +277,9 @@ typedef struct DevmemNicCore {
 
     /* PTP clock and timestamps (devmem-nic-ptp.c) */
     DmnicPtp ptp;
+
+    /* transmit shaping (devmem-nic-shaper.c) */
+    DmnicShaper shaper;
 } DevmemNicCore;
 
 /* One's complement sum, 32 bits at a time (RFC 1071), and its 16-bit fold */
@@ -352,6 +379,22 @@ bool devmem_nic_ptp_queue_write(DevmemNicCore *core, unsigned qi,
 bool devmem_nic_ptp_stamp(DevmemNicCore *core, unsigned qi, bool tx,
                           uint32_t idx, uint32_t *flags);
 extern const VMStateDescription vmstate_devmem_nic_ptp;
+
+/* Transmit shaping, devmem-nic-shaper.c */
+void devmem_nic_shaper_realize(DevmemNicCore *core);
+void devmem_nic_shaper_unrealize(DevmemNicCore *core);
+void devmem_nic_shaper_reset(DevmemNicCore *core);
+bool devmem_nic_shaper_read(DevmemNicCore *core, hwaddr addr, uint32_t *val);
+bool devmem_nic_shaper_write(DevmemNicCore *core, hwaddr addr, uint32_t val);
+/* before queue @qi starts a packet (shaper.active): true = hold it */
+bool devmem_nic_shaper_hold(DevmemNicCore *core, unsigned qi);
+/*
+ * queue @qi put @wire bytes on the wire (shaper.active); true: its turn
+ * under a shared limiter is over, let the other queues send
+ */
+bool devmem_nic_shaper_charge(DevmemNicCore *core, unsigned qi,
+                              uint64_t wire);
+extern const VMStateDescription vmstate_devmem_nic_shaper;
 
 /* UDP segmentation, devmem-nic-uso.c */
 typedef struct DmnicSegHdr {

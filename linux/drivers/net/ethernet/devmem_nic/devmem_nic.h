@@ -333,6 +333,28 @@ struct dmnic_rule_regs {
 	u32 dst_ip[4], dst_ip_mask[4];
 };
 
+/* What the driver programmed into a TX queue limiter (spec 1.3) */
+struct dmnic_shaper_q {
+	u64 rate;			/* bits/s, 0: none */
+	u32 group;			/* SHQ_GROUP: 0 device, g + 1 group g */
+	u32 weight;
+};
+
+/* A device group, taken by a node scope shaper */
+struct dmnic_shaper_grp {
+	bool used;
+	u32 id;				/* the node's handle id */
+	u64 rate;
+	u32 parent;			/* SHG_PARENT: 0 device, g + 1 group g */
+};
+
+/* Transmit shaping state (devmem_nic_shaper.c), under the instance lock */
+struct dmnic_shaper {
+	u64 net_rate;
+	struct dmnic_shaper_grp grp[DMNIC_SHAPER_NUM_GROUPS];
+	struct dmnic_shaper_q q[DMNIC_MAX_QUEUES];
+};
+
 struct dmnic {
 	struct net_device *netdev;
 	struct pci_dev *pdev;
@@ -413,6 +435,9 @@ struct dmnic {
 	struct ptp_clock *ptp_clock;
 	spinlock_t ptp_lock;		/* PTP_ARG + PTP_CMD, PTP_TIME_* */
 	struct kernel_hwtstamp_config hwts;	/* instance lock */
+
+	/* 1.3 transmit shaping, restored after a device reset */
+	struct dmnic_shaper shaper;
 };
 
 bool dmnic_hds_want(bool hds_enabled, bool hds_cfg_on, bool xdp,
@@ -623,6 +648,10 @@ int dmnic_hwtstamp_set(struct net_device *netdev,
 int dmnic_get_ts_info(struct net_device *netdev,
 		      struct kernel_ethtool_ts_info *info);
 void dmnic_rules_write_all(struct dmnic *dm);
+/* devmem_nic_shaper.c */
+extern const struct net_shaper_ops dmnic_shaper_ops;
+void dmnic_shaper_program(struct dmnic *dm);
+void dmnic_shaper_trim(struct dmnic *dm, unsigned int num_queues);
 void dmnic_rss_hash_init(struct dmnic *dm);
 void dmnic_rss_hash_write(struct dmnic *dm);
 

@@ -111,6 +111,7 @@ static void dmnic_reset_keep_mask(struct dmnic *dm)
 	dmnic_gro_program(dm, dm->netdev->features);
 	dmnic_psp_restore(dm);
 	dmnic_mac_program(dm);
+	dmnic_shaper_program(dm);
 }
 
 /*
@@ -409,6 +410,7 @@ static void dmnic_reset_done(struct pci_dev *pdev)
 
 	rtnl_lock();
 	netdev_lock(dm->netdev);
+	dmnic_shaper_program(dm);
 	dmnic_restart(dm);
 	netdev_unlock(dm->netdev);
 	rtnl_unlock();

@@ -325,6 +325,8 @@ static int dmnic_qvs_start(struct dmnic *dm)
 					dm->num_queues);
 	if (err)
 		return err;
+	/* the core dropped the shapers of TX queues beyond the count */
+	dmnic_shaper_trim(dm, dm->num_queues);
 	dmnic_set_xps(dm);
 
 	for (q = 0; q < dm->num_queues; q++) {
@@ -513,6 +515,7 @@ int dmnic_reconfigure(struct dmnic *dm, unsigned int num_queues,
 						num_queues);
 		if (err)
 			return err;
+		dmnic_shaper_trim(dm, num_queues);
 		dm->num_queues = num_queues;
 		dm->rx_ring_size = rx_ring_size;
 		dm->tx_ring_size = tx_ring_size;
@@ -855,6 +858,7 @@ static const struct net_device_ops dmnic_netdev_ops = {
 	.ndo_bpf		= dmnic_bpf,
 	.ndo_hwtstamp_get	= dmnic_hwtstamp_get,
 	.ndo_hwtstamp_set	= dmnic_hwtstamp_set,
+	.net_shaper_ops		= &dmnic_shaper_ops,
 };
 
 /* ---- queue management ops: restart one RX queue while the device runs ---- */

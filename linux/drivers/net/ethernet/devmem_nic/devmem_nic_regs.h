@@ -136,6 +136,42 @@
 #define DMNIC_REG_PTP_ARG_HI        0x071c  /* RW */
 #define DMNIC_PTP_TS_SIZE           8       /* le64 per completion entry */
 
+/*
+ * 1.3 transmit shaping (CAPS_SHAPER): token-bucket rate limiters per TX
+ * queue, per group of queues and for the whole device.  RATE registers
+ * are 64 bit (bits/s, 0 = unlimited): RATE_LO is latched, the RATE_HI
+ * write applies the pair.  BURST is the bucket depth in bytes.
+ */
+#define DMNIC_CAPS_SHAPER           BIT(18)
+#define DMNIC_SHAPER_NUM_GROUPS     8
+#define DMNIC_SHAPER_RATE_MAX       400000000000ULL /* bits/s, 400 Gb/s */
+#define DMNIC_SHAPER_BURST_MAX      16777216        /* bytes */
+#define DMNIC_SHAPER_BURST_RESET    16384           /* bytes */
+#define DMNIC_REG_SHAPER_NUM_GROUPS 0x0800  /* RO: DMNIC_SHAPER_NUM_GROUPS */
+#define DMNIC_REG_SHAPER_NET_RATE_LO 0x0810 /* RW: device limiter */
+#define DMNIC_REG_SHAPER_NET_RATE_HI 0x0814
+#define DMNIC_REG_SHAPER_NET_BURST  0x0818  /* RW */
+/* group limiter g (0..NUM_GROUPS-1): DMNIC_SHAPER_GRP(g) + DMNIC_SHG_* */
+#define DMNIC_SHAPER_GRP_BASE       0x0840
+#define DMNIC_SHAPER_GRP_STRIDE     0x10
+#define DMNIC_SHAPER_GRP(g)         (DMNIC_SHAPER_GRP_BASE + \
+				     (g) * DMNIC_SHAPER_GRP_STRIDE)
+#define DMNIC_SHG_RATE_LO           0x0     /* RW */
+#define DMNIC_SHG_RATE_HI           0x4
+#define DMNIC_SHG_BURST             0x8     /* RW */
+#define DMNIC_SHG_PARENT            0xc     /* RW: 0 device, g + 1 group g */
+/* queue q's limiter, room for 128 queues: DMNIC_SHAPER_Q(q) + DMNIC_SHQ_* */
+#define DMNIC_SHAPER_Q_BASE         0xc000
+#define DMNIC_SHAPER_Q_STRIDE       0x20
+#define DMNIC_SHAPER_Q(q)           (DMNIC_SHAPER_Q_BASE + \
+				     (q) * DMNIC_SHAPER_Q_STRIDE)
+#define DMNIC_SHQ_RATE_LO           0x00    /* RW */
+#define DMNIC_SHQ_RATE_HI           0x04
+#define DMNIC_SHQ_BURST             0x08    /* RW */
+#define DMNIC_SHQ_GROUP             0x0c    /* RW: 0 none, g + 1 group g */
+#define DMNIC_SHQ_WEIGHT            0x10    /* RW: stored, not scheduled */
+#define DMNIC_SHQ_HELD              0x18    /* 64 RO: times held */
+
 /* Global counters, 64 bit, RO, cleared only by reset */
 #define DMNIC_REG_G_RX_FRAMES       0x0100  /* 64: frames from the cable */
 #define DMNIC_REG_G_RX_DROP_RULE    0x0108  /* 64: dropped by a rule */
