@@ -267,8 +267,8 @@ def main():
     for d in ('rx', 'tx'):
         ratios = []
         for name, kv in net.items():
-            m = re.match(rf'psp-{d}-0-(r\d+)$', name)
-            pl = net.get(f'psp-{d}--1-{m.group(1)}', {}) if m else {}
+            m = re.match(rf'psp-{d}-v0-(r\d+)$', name)
+            pl = net.get(f'psp-{d}-plain-{m.group(1)}', {}) if m else {}
             if m and 'gbps' in kv and 'gbps' in pl and float(pl['gbps']) > 0:
                 ratios.append(float(kv['gbps']) / float(pl['gbps']))
         if ratios:

@@ -533,33 +533,31 @@ MK2(mk_df0, g->df = false)
 MK2(mk_tcp_csum, g->bad_tcp_csum = true)
 MK2(mk_flowlabel, g->flowlabel = 1)
 
-/* data: 100, 50 merge (and end); 50, 100 do not */
-static bool mk_lrg_sml(int ver, unsigned i, GroSeg *g)
+/* two back-to-back segments: @len0 bytes, then @len1 */
+static bool mk_two(int ver, unsigned i, GroSeg *g, size_t len0, size_t len1)
 {
     if (i >= 2) {
         return false;
     }
-    seg_default(g, ver, i * 100, i ? 50 : 100);
+    seg_default(g, ver, i * len0, i ? len1 : len0);
     return true;
+}
+
+/* data: 100, 50 merge (and end); 50, 100 do not */
+static bool mk_lrg_sml(int ver, unsigned i, GroSeg *g)
+{
+    return mk_two(ver, i, g, 100, 50);
 }
 
 static bool mk_sml_lrg(int ver, unsigned i, GroSeg *g)
 {
-    if (i >= 2) {
-        return false;
-    }
-    seg_default(g, ver, i * 50, i ? 100 : 50);
-    return true;
+    return mk_two(ver, i, g, 50, 100);
 }
 
 /* Ethernet padding: 100 then 1 (padded to 60 bytes) merge into 101 */
 static bool mk_1byte(int ver, unsigned i, GroSeg *g)
 {
-    if (i >= 2) {
-        return false;
-    }
-    seg_default(g, ver, i * 100, i ? 1 : 100);
-    return true;
+    return mk_two(ver, i, g, 100, 1);
 }
 
 /* tcp_ts: 2 same, then three each with another timestamp */

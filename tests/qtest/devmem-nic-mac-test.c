@@ -30,6 +30,21 @@ static void mac_start(DnState *s)
     g_assert_true(dn_rd(s, DMNIC_REG_CAPS) & DMNIC_CAPS_FEC);
 }
 
+/* Queue 0's RX rings fresh (no buffers posted) and RX enabled */
+static void rx_queue_on(DnState *s)
+{
+    dn_rx_rings(s, 0, 64);
+    dn_qwr(s, 0, DMNIC_Q_CTRL, DMNIC_Q_CTRL_RX_ENABLE);
+}
+
+/* mac_start(), every flow steered to queue 0, its RX on without buffers */
+static void mac_start_rx(DnState *s)
+{
+    mac_start(s);
+    dn_steer_all_to(s, 0);
+    rx_queue_on(s);
+}
+
 /* A pause frame with @quanta to @dst (padded to 60 bytes), injected */
 static void send_pause(DnState *s, const uint8_t *dst, uint16_t quanta)
 {
@@ -108,10 +123,7 @@ static void test_pause_counted(void)
     uint64_t buf;
     DnState s;
 
-    mac_start(&s);
-    dn_steer_all_to(&s, 0);
-    dn_rx_rings(&s, 0, 64);
-    dn_qwr(&s, 0, DMNIC_Q_CTRL, DMNIC_Q_CTRL_RX_ENABLE);
+    mac_start_rx(&s);
     dn_post_bufs(&s, 0, 8, 8, 4096);
     dn_tx_setup(&s, 0);
 
@@ -219,10 +231,7 @@ static void test_pause_send(void)
     size_t len;
     DnState s;
 
-    mac_start(&s);
-    dn_steer_all_to(&s, 0);
-    dn_rx_rings(&s, 0, 64);
-    dn_qwr(&s, 0, DMNIC_Q_CTRL, DMNIC_Q_CTRL_RX_ENABLE);
+    mac_start_rx(&s);
     dl_pkt_default(&spec, 4, DL_PROTO_UDP, 100);
     len = dl_pkt_build(&spec, frame, NULL);
 
@@ -256,8 +265,7 @@ static void test_pause_send(void)
 
     /* clearing PAUSE_CTRL_TX with an XOFF outstanding sends the XON */
     dn_qwr(&s, 0, DMNIC_Q_CTRL, 0);
-    dn_rx_rings(&s, 0, 64);
-    dn_qwr(&s, 0, DMNIC_Q_CTRL, DMNIC_Q_CTRL_RX_ENABLE);
+    rx_queue_on(&s);
     dn_inject(&s, frame, len);
     expect_pause_frame(&s, 0x1234);
     dn_wr(&s, DMNIC_REG_PAUSE_CTRL, 0);

@@ -1187,6 +1187,7 @@ static void dmnic_tx_send(DevmemNicCore *core, uint8_t *buf, size_t len)
         buf = padded;
         len = plen;
     }
+    devmem_nic_ptp_tx_wire(core);
     qemu_send_packet(qemu_get_queue(core->nic), buf, len);
 }
 

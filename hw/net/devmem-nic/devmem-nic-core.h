@@ -185,6 +185,13 @@ typedef struct DmnicPtp {
     uint64_t base;          /* the clock at virtual time vbase */
     int64_t vbase;
     uint32_t sample_hi;     /* PTP_TIME_HI of the last TIME_LO read */
+    /*
+     * The clock when the last frame went on the wire: the TX stamp (taken
+     * before the peer's receive runs inside qemu_send_packet(), as a real
+     * MAC stamps the frame leaving, not its completion).  Set and used in
+     * one TX run under the BQL: not migrated.
+     */
+    uint64_t tx_wire;
     uint64_t rxts[DMNIC_MAX_QUEUES];
     uint64_t txts[DMNIC_MAX_QUEUES];
 } DmnicPtp;
@@ -363,6 +370,7 @@ extern const VMStateDescription vmstate_devmem_nic_mac;
 
 /* PTP clock and timestamps, devmem-nic-ptp.c */
 uint64_t devmem_nic_ptp_time(DevmemNicCore *core);
+void devmem_nic_ptp_tx_wire(DevmemNicCore *core);
 void devmem_nic_ptp_reset(DevmemNicCore *core);
 bool devmem_nic_ptp_read(DevmemNicCore *core, hwaddr addr, uint32_t *val);
 bool devmem_nic_ptp_write(DevmemNicCore *core, hwaddr addr, uint32_t val);

@@ -51,6 +51,14 @@ uint64_t devmem_nic_ptp_time(DevmemNicCore *core)
     return dmnic_ptp_now(&core->ptp);
 }
 
+/* a frame goes on the wire now: its TX stamp, if TX stamping is on */
+void devmem_nic_ptp_tx_wire(DevmemNicCore *core)
+{
+    if (core->ptp.ctrl & DMNIC_PTP_CTRL_TX_TS) {
+        core->ptp.tx_wire = dmnic_ptp_now(&core->ptp);
+    }
+}
+
 bool devmem_nic_ptp_read(DevmemNicCore *core, hwaddr addr, uint32_t *val)
 {
     DmnicPtp *ptp = &core->ptp;
@@ -222,7 +230,8 @@ bool devmem_nic_ptp_stamp(DevmemNicCore *core, unsigned qi, bool tx,
                !(ptp->ctrl & DMNIC_PTP_CTRL_RX_TS) || !base) {
         return true;
     }
-    t = dmnic_ptp_now(ptp);
+    /* TX: when the packet's last frame went on the wire (spec) */
+    t = tx ? ptp->tx_wire : dmnic_ptp_now(ptp);
     stq_le_p(ts, t);
     if (pci_dma_write(core->owner, base + (uint64_t)idx * DMNIC_PTP_TS_SIZE,
                       ts, sizeof(ts)) != MEMTX_OK) {
@@ -239,6 +248,7 @@ void devmem_nic_ptp_reset(DevmemNicCore *core)
     /* the clock and its rate keep running (spec: PTP clock) */
     ptp->ctrl = 0;
     ptp->arg = 0;
+    ptp->tx_wire = 0;
     memset(ptp->rxts, 0, sizeof(ptp->rxts));
     memset(ptp->txts, 0, sizeof(ptp->txts));
 }
