@@ -148,8 +148,8 @@ class Scenario:
         self.env = os.environ
         self.ifname = os.environ.get("NETIF", "eth0")
         self.ns = os.environ.get("REMOTE_ARGS", "remote")
-        self.local4 = os.environ.get("LOCAL_V4", "192.0.2.1")
-        self.remote4 = os.environ.get("REMOTE_V4", "192.0.2.2")
+        self.local4 = os.environ.get("LOCAL_V4", "192.0.5.1")
+        self.remote4 = os.environ.get("REMOTE_V4", "192.0.5.2")
         self.ifindex = socket.if_nametoindex(self.ifname)
         self.dmesg0 = len(dmesg())
         self.procs = []
@@ -312,7 +312,7 @@ class Scenario:
         if ifs[0] != self.ifname:
             sh(f"ip link set {ifs[0]} name {self.ifname}")
         sh(f"ip addr add {self.local4}/24 dev {self.ifname}")
-        sh(f"ip addr add {self.env.get('LOCAL_V6', '2001:db8:0::1')}/64 dev {self.ifname} "
+        sh(f"ip addr add {self.env.get('LOCAL_V6', '2001:db8:3::1')}/64 dev {self.ifname} "
            "nodad")
         sh(f"ip link set {self.ifname} up")
         with open(f"/sys/class/net/{self.ifname}/ifindex", encoding="ascii") as f:

@@ -240,48 +240,100 @@ static void test_tso_counted(void)
 
 /*
  * 1.3 CAPS_TSO_IPXIP: TSO of IPv4/IPv6 in IPv4/IPv6 (ipip, sit, ip6tnl with
- * its encapsulation limit option): both IP headers fixed per segment
+ * its encapsulation limit option): both IP headers fixed per segment.
+ * CAPS_TSO_TNL: in VXLAN (UDP) and GRE, with and without the outer UDP or
+ * GRE checksum: also the outer UDP length and the checksum, as Linux's
+ * __skb_udp_tunnel_segment() and gre_gso_segment() make them.
  */
+typedef enum {
+    TNL_IPXIP,
+    TNL_VXLAN,          /* outer UDP, VXLAN header, inner Ethernet */
+    TNL_GRE,            /* GRE (with csum: checksum and key) */
+} TnlKind;
+
+typedef enum {
+    TNL_OK,
+    TNL_BAD_UDP_LEN,    /* outer UDP length not the frame's */
+    TNL_BAD_INNER,      /* TXD_TNL_INNER inside the GRE header */
+    TNL_BAD_CSUM_FLAG,  /* TXD_F_TNL_CSUM on a GRE tunnel */
+} TnlBad;
+
 typedef struct TnlCase {
     int outer;
     int inner;
     int l4;             /* DL_PROTO_TCP; UDP: refused */
+    TnlKind kind;
+    bool csum;          /* VXLAN: TXD_F_TNL_CSUM; GRE: the C bit */
+    TnlBad bad;
 } TnlCase;
 
-/* Outer headers for @inner (an IP packet of @ilen bytes) into @f */
-static size_t build_tnl(uint8_t *f, int outer, int inner_ver,
-                        const uint8_t *inner, size_t ilen)
+#define TNL_SPORT       0xc123
+#define TNL_VXLAN_PORT  4789
+#define TNL_GRE_KEY     0x0a0b0c0d
+
+/*
+ * Outer headers for @inner, an Ethernet frame of @ilen bytes, into @f: the
+ * offset of the inner IP header (*@l4o: the outer UDP or GRE header's)
+ */
+static size_t build_tnl(uint8_t *f, const TnlCase *c, const uint8_t *inner,
+                        size_t ilen, size_t *l4o)
 {
-    uint8_t proto = inner_ver == 4 ? 4 : 41;
+    static const uint8_t proto[] = {
+        [TNL_IPXIP] = 0, [TNL_VXLAN] = 17, [TNL_GRE] = 47,
+    };
+    size_t tl = c->kind == TNL_VXLAN ? 16 + 14 :
+                c->kind == TNL_GRE ? (c->csum ? 12 : 4) : 0;
+    size_t plen = tl + ilen - 14;   /* the outer IP payload */
+    uint8_t p = proto[c->kind] ? proto[c->kind] : c->inner == 4 ? 4 : 41;
+    bool ext = c->outer == 6 && c->kind != TNL_VXLAN;
     size_t o = 14;
 
     memcpy(f, (uint8_t[]){ 0x52, 0x54, 0x00, 0x12, 0x34, 0x57,
                            0x52, 0x54, 0x00, 0x12, 0x34, 0x56 }, 12);
-    stw_be_p(f + 12, outer == 4 ? 0x0800 : 0x86dd);
-    if (outer == 4) {
+    stw_be_p(f + 12, c->outer == 4 ? 0x0800 : 0x86dd);
+    if (c->outer == 4) {
         memset(f + o, 0, 20);
         f[o] = 0x45;
-        stw_be_p(f + o + 2, 20 + ilen);
+        stw_be_p(f + o + 2, 20 + plen);
         stw_be_p(f + o + 4, 0x1111);
         stw_be_p(f + o + 6, 0x4000);            /* DF */
         f[o + 8] = 64;
-        f[o + 9] = proto;
+        f[o + 9] = p;
         memcpy(f + o + 12, (uint8_t[]){ 10, 9, 0, 1, 10, 9, 0, 2 }, 8);
         o += 20;
     } else {
-        memset(f + o, 0, 48);
+        memset(f + o, 0, 40);
         f[o] = 0x60;
-        stw_be_p(f + o + 4, 8 + ilen);
-        f[o + 6] = 60;                          /* Destination Options */
+        stw_be_p(f + o + 4, plen + (ext ? 8 : 0));
+        f[o + 6] = ext ? 60 : p;                /* Destination Options */
         f[o + 7] = 64;
         f[o + 8 + 15] = 1;
         f[o + 24 + 15] = 2;
         o += 40;
-        /* tunnel encapsulation limit 4, PadN */
-        memcpy(f + o, (uint8_t[]){ proto, 0, 4, 1, 4, 1, 1, 0 }, 8);
-        o += 8;
+        if (ext) {
+            /* tunnel encapsulation limit 4, PadN (ip6tnl, ip6gre) */
+            memcpy(f + o, (uint8_t[]){ p, 0, 4, 1, 4, 1, 1, 0 }, 8);
+            o += 8;
+        }
     }
-    memcpy(f + o, inner, ilen);
+    *l4o = o;
+    if (c->kind == TNL_VXLAN) {
+        stw_be_p(f + o, TNL_SPORT);
+        stw_be_p(f + o + 2, TNL_VXLAN_PORT);
+        stw_be_p(f + o + 4, plen + (c->bad == TNL_BAD_UDP_LEN ? 1 : 0));
+        stw_be_p(f + o + 6, 0xbeef);            /* ignored, either way */
+        memcpy(f + o + 8, (uint8_t[]){ 0x08, 0, 0, 0, 0, 0, 100, 0 }, 8);
+        memcpy(f + o + 16, inner, 14);          /* inner Ethernet */
+    } else if (c->kind == TNL_GRE) {
+        stw_be_p(f + o, c->csum ? 0xa000 : 0);  /* C, K */
+        stw_be_p(f + o + 2, c->inner == 4 ? 0x0800 : 0x86dd);
+        if (c->csum) {
+            stl_be_p(f + o + 4, 0xbeef0000);    /* checksum ignored */
+            stl_be_p(f + o + 8, TNL_GRE_KEY);
+        }
+    }
+    o += tl;
+    memcpy(f + o, inner + 14, ilen - 14);
     return o;
 }
 
@@ -293,25 +345,34 @@ static void check_tso_tnl(const void *opaque)
     g_autofree uint8_t *out = g_malloc0(DN_FRAME_MAX);
     g_autofree uint8_t *plain = g_malloc0(DN_FRAME_MAX);
     const size_t pay = 3500, mss = 1000;
-    size_t ilen, ihlen, io, len, h, l4, got = 0;
+    size_t ilen, ihlen, io, lo, len, h, l4, got = 0;
     unsigned i, nseg = DIV_ROUND_UP(pay, mss);
+    uint16_t flags = DMNIC_TXD_F_TSO | DMNIC_TXD_F_CSUM;
     DlPktSpec spec;
-    uint64_t buf;
+    uint64_t buf, d0;
     DnState s;
 
     uso_start(&s);
     g_assert_true(dn_rd(&s, DMNIC_REG_CAPS) & DMNIC_CAPS_TSO_IPXIP);
+    g_assert_true(dn_rd(&s, DMNIC_REG_CAPS) & DMNIC_CAPS_TSO_TNL);
     dl_pkt_default(&spec, c->inner, c->l4, pay);
-    ilen = dl_pkt_build(&spec, in, &ihlen) - 14;
-    io = build_tnl(frame, c->outer, c->inner, in + 14, ilen);
-    len = io + ilen;
+    ilen = dl_pkt_build(&spec, in, &ihlen);
+    io = build_tnl(frame, c, in, ilen, &lo);
+    len = io + ilen - 14;
     h = io + ihlen - 14;                        /* first payload byte */
     l4 = h - (c->l4 == DL_PROTO_TCP ? 20 : 8);
+    if ((c->kind == TNL_VXLAN && c->csum) || c->bad == TNL_BAD_CSUM_FLAG) {
+        flags |= DMNIC_TXD_F_TNL_CSUM;
+    }
     buf = dn_galloc(&s, len);
-    post_frame(&s, buf, frame, len, 2, DMNIC_TXD_F_TSO | DMNIC_TXD_F_CSUM,
-               l4, 16, mss);
+    d0 = s.q[0].ring[DN_TXD] + s.q[0].txd_tail * DMNIC_TXD_SIZE;
+    post_frame(&s, buf, frame, len, 2, flags, l4, 16, mss);
+    if (c->kind != TNL_IPXIP) {
+        qtest_writew(s.qts, d0 + DMNIC_TXD_TNL_INNER,
+                     c->bad == TNL_BAD_INNER ? lo + 2 : io);
+    }
     dn_ring_doorbell(&s, 0, DN_TXD);
-    if (c->l4 != DL_PROTO_TCP) {
+    if (c->l4 != DL_PROTO_TCP || c->bad != TNL_OK) {
         dn_expect_qerr(&s, 0, true, DMNIC_QERR_BAD_DESC);
         g_assert_cmpuint(dn_qstat(&s, 0, DMNIC_Q_TX_PACKETS), ==, 0);
         dn_stop(&s);
@@ -329,7 +390,30 @@ static void check_tso_tnl(const void *opaque)
                             0xffff);
         } else {
             g_assert_cmpuint(lduw_be_p(out + 18), ==, n - 14 - 40);
-            g_assert_cmpmem(out + 54, 8, frame + 54, 8);
+        }
+        /* the tunnel's headers are copied but for the fields fixed */
+        if (c->kind == TNL_VXLAN) {
+            g_assert_cmpmem(out + lo, 4, frame + lo, 4);    /* ports */
+            g_assert_cmpuint(lduw_be_p(out + lo + 4), ==, n - lo);
+            if (c->csum) {
+                g_assert_cmphex(lduw_be_p(out + lo + 6), !=, 0);
+                g_assert_true(dl_pkt_l4_csum_ok(out, n));
+            } else {
+                g_assert_cmphex(lduw_be_p(out + lo + 6), ==, 0);
+            }
+            g_assert_cmpmem(out + lo + 8, io - lo - 8, frame + lo + 8,
+                            io - lo - 8);
+        } else if (c->kind == TNL_GRE) {
+            g_assert_cmpmem(out + lo, 4, frame + lo, 4);
+            if (c->csum) {
+                g_assert_cmphex(dl_csum_fold(dl_csum_add(0, out + lo,
+                                                         n - lo)), ==, 0xffff);
+                g_assert_cmpmem(out + lo + 6, 6, frame + lo + 6, 6);
+            }
+        }
+        g_assert_cmpmem(out, 14, frame, 14);
+        if (c->outer == 6 && c->kind != TNL_VXLAN) {
+            g_assert_cmpmem(out + 54, 8, frame + 54, 8);    /* option */
         }
         if (c->inner == 4) {
             g_assert_cmpuint(lduw_be_p(out + io + 2), ==, n - io);
@@ -358,10 +442,30 @@ static const TnlCase tnl_cases[] = {
     { 4, 4, DL_PROTO_TCP }, { 4, 6, DL_PROTO_TCP },
     { 6, 4, DL_PROTO_TCP }, { 6, 6, DL_PROTO_TCP },
     { 4, 4, DL_PROTO_UDP },
+    { 4, 4, DL_PROTO_TCP, TNL_VXLAN }, { 4, 6, DL_PROTO_TCP, TNL_VXLAN },
+    { 6, 4, DL_PROTO_TCP, TNL_VXLAN }, { 6, 6, DL_PROTO_TCP, TNL_VXLAN },
+    { 4, 4, DL_PROTO_TCP, TNL_VXLAN, true },
+    { 4, 6, DL_PROTO_TCP, TNL_VXLAN, true },
+    { 6, 4, DL_PROTO_TCP, TNL_VXLAN, true },
+    { 6, 6, DL_PROTO_TCP, TNL_VXLAN, true },
+    { 4, 4, DL_PROTO_TCP, TNL_GRE }, { 4, 6, DL_PROTO_TCP, TNL_GRE },
+    { 6, 4, DL_PROTO_TCP, TNL_GRE }, { 6, 6, DL_PROTO_TCP, TNL_GRE },
+    { 4, 4, DL_PROTO_TCP, TNL_GRE, true },
+    { 6, 6, DL_PROTO_TCP, TNL_GRE, true },
+    { 4, 4, DL_PROTO_TCP, TNL_VXLAN, false, TNL_BAD_UDP_LEN },
+    { 4, 4, DL_PROTO_TCP, TNL_GRE, true, TNL_BAD_INNER },
+    { 4, 4, DL_PROTO_TCP, TNL_GRE, false, TNL_BAD_CSUM_FLAG },
 };
 static const char *const tnl_names[] = {
     "tso-ipip", "tso-sit", "tso-ip6tnl-ipv4", "tso-ip6tnl-ipv6",
     "refused/tso-ipip-udp",
+    "tso-vxlan4-ipv4", "tso-vxlan4-ipv6", "tso-vxlan6-ipv4", "tso-vxlan6-ipv6",
+    "tso-vxlan-csum4-ipv4", "tso-vxlan-csum4-ipv6", "tso-vxlan-csum6-ipv4",
+    "tso-vxlan-csum6-ipv6",
+    "tso-gre4-ipv4", "tso-gre4-ipv6", "tso-ip6gre-ipv4", "tso-ip6gre-ipv6",
+    "tso-gre-csum4-ipv4", "tso-ip6gre-csum-ipv6",
+    "refused/tso-vxlan-udp-len", "refused/tso-gre-inner",
+    "refused/tso-gre-tnl-csum-flag",
 };
 
 typedef enum {

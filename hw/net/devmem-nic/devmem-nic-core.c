@@ -1175,6 +1175,7 @@ typedef struct DmnicTxd {
     uint16_t mss;
     uint16_t psp_flags;
     uint32_t psp_sa;
+    uint16_t tnl_inner;
 } DmnicTxd;
 
 static void dmnic_tx_send(DevmemNicCore *core, uint8_t *buf, size_t len)
@@ -1212,42 +1213,37 @@ static void dmnic_tx_send(DevmemNicCore *core, uint8_t *buf, size_t len)
  *   so what goes on the wire would depend on the backend.
  */
 /*
- * 1.3 (CAPS_TSO_IPXIP): the inner IPv4 or IPv6 header and TCP of an
- * IP-in-IP frame whose outer header @o is parsed, into @in (l3, l3_off,
- * l4, l4_off, hdr_len); false if it is not one the device segments.
+ * 1.3: the inner IPv4 header (not a fragment) or IPv6 header (no extension
+ * headers) at @off of a tunnel frame of @len bytes, whose length field
+ * covers the frame to its end, and TCP after it, into @in (l3, l3_off,
+ * l4, l4_off, hdr_len, ip_end); false if it is not one the device segments.
  */
-static bool dmnic_parse_ipxip(const DmnicPkt *o, const uint8_t *buf,
-                              size_t len, DmnicPkt *in)
+static bool dmnic_parse_inner(const uint8_t *buf, size_t len, size_t off,
+                              DmnicPkt *in)
 {
-    size_t off = o->l4_off, tcp;
+    size_t tcp;
     tcp_header th;
 
-    if (!o->l3 || o->l4 || (o->flags & DMNIC_RXC_F_FRAG) ||
-        o->ip_end != len) {
-        return false;
-    }
     memset(in, 0, sizeof(*in));
     in->l3_off = off;
-    if (o->l4_proto == DMNIC_PROTO_IPIP &&
-        off + sizeof(struct ip_header) <= len) {
+    if (off + sizeof(struct ip_header) <= len &&
+        (buf[off] >> 4) == IP_HEADER_VERSION_4) {
         size_t ihl = IP_HDR_GET_LEN(buf + off);
         struct ip_header iph;
 
         memcpy(&iph, buf + off, sizeof(iph));
-        if (IP_HEADER_VERSION(&iph) != IP_HEADER_VERSION_4 ||
-            ihl < sizeof(iph) || be16_to_cpu(iph.ip_len) != len - off ||
+        if (ihl < sizeof(iph) || be16_to_cpu(iph.ip_len) != len - off ||
             IP4_IS_FRAGMENT(&iph) || iph.ip_p != IP_PROTO_TCP) {
             return false;
         }
         in->l3 = 4;
         tcp = off + ihl;
-    } else if (o->l4_proto == DMNIC_PROTO_IPV6 &&
-               off + sizeof(struct ip6_header) <= len) {
+    } else if (off + sizeof(struct ip6_header) <= len &&
+               (buf[off] >> 4) == 6) {
         struct ip6_header ip6h;
 
         memcpy(&ip6h, buf + off, sizeof(ip6h));
-        if ((ip6h.ip6_ctlun.ip6_un2_vfc >> 4) != 6 ||
-            be16_to_cpu(ip6h.ip6_plen) != len - off - sizeof(ip6h) ||
+        if (be16_to_cpu(ip6h.ip6_plen) != len - off - sizeof(ip6h) ||
             ip6h.ip6_nxt != IP_PROTO_TCP) {
             return false;
         }
@@ -1269,6 +1265,102 @@ static bool dmnic_parse_ipxip(const DmnicPkt *o, const uint8_t *buf,
     in->hdr_len = tcp + TCP_HEADER_DATA_OFFSET(&th);
     in->ip_end = len;
     return true;
+}
+
+/* The tunnel of a TSO frame (spec: TSO): where its outer L4 header is */
+typedef struct DmnicTnl {
+    uint8_t proto;          /* 0: none; IPIP/IPV6: IP-in-IP; UDP; GRE */
+    size_t off;             /* the outer UDP or GRE header */
+    bool csum;              /* UDP: TXD_F_TNL_CSUM; GRE: the C bit */
+} DmnicTnl;
+
+#define DMNIC_PROTO_GRE         47
+#define DMNIC_GRE_F_CSUM        0x8000
+#define DMNIC_GRE_F_ROUTING     0x4000
+#define DMNIC_GRE_F_KEY         0x2000
+#define DMNIC_GRE_F_SEQ         0x1000
+#define DMNIC_GRE_F_VERSION     0x0007
+
+/*
+ * 1.3: the tunnel of TSO frame @buf of @len bytes whose outer headers are
+ * parsed into @o: IP-in-IP (CAPS_TSO_IPXIP, the inner IP header right
+ * after the outer ones, @inner 0) or a UDP or GRE tunnel (CAPS_TSO_TNL,
+ * the inner IP header at @inner); into @tnl and @in.  False if it is none
+ * the device segments.
+ */
+static bool dmnic_parse_tnl(const DmnicPkt *o, const uint8_t *buf,
+                            size_t len, size_t inner, bool udp_csum,
+                            DmnicTnl *tnl, DmnicPkt *in)
+{
+    size_t off = o->l4_off;
+
+    memset(tnl, 0, sizeof(*tnl));
+    if (!o->l3 || (o->flags & DMNIC_RXC_F_FRAG) || o->ip_end != len) {
+        return false;
+    }
+    tnl->proto = o->l4_proto;
+    tnl->off = off;
+    if (!inner) {
+        /* IP-in-IP: the inner version is the outer protocol's */
+        if (udp_csum ||
+            (o->l4_proto != DMNIC_PROTO_IPIP &&
+             o->l4_proto != DMNIC_PROTO_IPV6) ||
+            !dmnic_parse_inner(buf, len, off, in)) {
+            return false;
+        }
+        return in->l3 == (o->l4_proto == DMNIC_PROTO_IPIP ? 4 : 6);
+    }
+    if (o->l4_proto == IP_PROTO_UDP) {
+        if (off + sizeof(struct udp_header) > inner ||
+            lduw_be_p(buf + off + offsetof(struct udp_header, uh_ulen)) !=
+            len - off) {
+            return false;
+        }
+        tnl->csum = udp_csum;
+    } else if (o->l4_proto == DMNIC_PROTO_GRE && off + 4 <= len) {
+        uint16_t f = lduw_be_p(buf + off);
+        size_t ghl = 4 + 4 * (!!(f & DMNIC_GRE_F_CSUM) +
+                              !!(f & DMNIC_GRE_F_KEY) +
+                              !!(f & DMNIC_GRE_F_SEQ));
+
+        if (udp_csum || (f & (DMNIC_GRE_F_ROUTING | DMNIC_GRE_F_VERSION)) ||
+            off + ghl > inner) {
+            return false;
+        }
+        tnl->csum = f & DMNIC_GRE_F_CSUM;
+    } else {
+        return false;
+    }
+    return dmnic_parse_inner(buf, len, inner, in);
+}
+
+/*
+ * 1.3: the outer UDP length and checksum or the GRE checksum of segment @sb
+ * of @seg_len bytes, once everything inside it is final
+ */
+static void dmnic_tso_fix_tnl(const DmnicTnl *tnl, const DmnicPkt *o,
+                              uint8_t *sb, size_t seg_len)
+{
+    uint8_t *l4 = sb + tnl->off;
+    size_t l4len = seg_len - tnl->off;
+    uint64_t sum;
+
+    if (tnl->proto == IP_PROTO_UDP) {
+        stw_be_p(l4 + offsetof(struct udp_header, uh_ulen), l4len);
+        stw_be_p(l4 + offsetof(struct udp_header, uh_sum), 0);
+        if (tnl->csum) {
+            /* as Linux: a result of 0 is sent as 0xffff */
+            sum = dmnic_pseudo_sum(o, sb, IP_PROTO_UDP, l4len);
+            sum = devmem_nic_csum_add(sum, l4, l4len);
+            stw_be_p(l4 + offsetof(struct udp_header, uh_sum),
+                     net_checksum_finish_nozero(devmem_nic_csum_fold(sum)));
+        }
+    } else if (tnl->proto == DMNIC_PROTO_GRE && tnl->csum) {
+        /* RFC 2784: GRE header and payload, no pseudo-header */
+        stw_be_p(l4 + 4, 0);
+        sum = devmem_nic_csum_add(0, l4, l4len);
+        stw_be_p(l4 + 4, ~devmem_nic_csum_fold(sum));
+    }
 }
 
 /* An IP header of segment @sb of @seg_len bytes: lengths, ID, checksum */
@@ -1295,26 +1387,33 @@ static bool dmnic_tx_tso(DevmemNicCore *core, unsigned qi, size_t len,
 {
     const uint8_t *buf = core->tx_buf;
     uint8_t *sb = core->tx_seg;
-    DmnicPkt o, in, *t = &o;
+    DmnicPkt o, in = { 0 }, *t = &o;
+    DmnicTnl tk = { 0 };
     size_t h, pay, off, mss = d0->mss;
     uint32_t seq;
     uint16_t ip_id = 0, o_id = 0;
-    bool tnl = false;
+    bool tnl = false, udp_csum = d0->flags & DMNIC_TXD_F_TNL_CSUM;
     unsigned i;
 
     dmnic_parse(&o, buf, len, true);
-    if (o.l4 != IP_PROTO_TCP && dmnic_parse_ipxip(&o, buf, len, &in)) {
+    if ((d0->tnl_inner || udp_csum || o.l4 != IP_PROTO_TCP) &&
+        dmnic_parse_tnl(&o, buf, len, d0->tnl_inner, udp_csum, &tk, &in)) {
         tnl = true;
         t = &in;
+    } else if (d0->tnl_inner || udp_csum) {
+        t = &in;        /* not a tunnel the device segments: refused */
+        in.l4 = 0;
     }
     if (t->l4 != IP_PROTO_TCP || d0->csum_start != t->l4_off ||
         d0->csum_offset != DMNIC_TCP_CSUM_OFF || mss < DMNIC_TSO_MSS_MIN ||
         t->hdr_len + mss > DMNIC_TSO_MAX_SEG || o.ip_end != len) {
         dmnic_queue_error(core, qi, true, DMNIC_QERR_BAD_DESC,
-                          "TSO on a frame that is not plain TCP (nor "
-                          "IP-in-IP TCP; l4 %u, csum_start %u/%zu, csum_offset %u, "
-                          "mss %zu, ip end %zu/%zu)", t->l4, d0->csum_start,
-                          t->l4_off, d0->csum_offset, mss, o.ip_end, len);
+                          "TSO on a frame that is not plain TCP (nor TCP "
+                          "in a tunnel; tunnel %u, inner %u, l4 %u, "
+                          "csum_start %u/%zu, csum_offset %u, mss %zu, "
+                          "ip end %zu/%zu)", tk.proto, d0->tnl_inner, t->l4,
+                          d0->csum_start, t->l4_off, d0->csum_offset, mss,
+                          o.ip_end, len);
         return false;
     }
     if (!send) {
@@ -1358,11 +1457,17 @@ static bool dmnic_tx_tso(DevmemNicCore *core, unsigned qi, size_t len,
         sum = dmnic_pseudo_sum(t, sb, IP_PROTO_TCP, tcplen);
         sum = devmem_nic_csum_add(sum, tcp, tcplen);
         stw_be_p(tcp + DMNIC_TCP_CSUM_OFF, ~devmem_nic_csum_fold(sum));
+        if (tnl) {
+            dmnic_tso_fix_tnl(&tk, &o, sb, h + seg);
+        }
         if (send) {
             dmnic_tx_send(core, sb, h + seg);
         }
         (*nseg)++;
         *wire += h + seg;
+    }
+    if (tnl) {
+        trace_devmem_nic_tx_tso_tnl(qi, tk.proto, t->l3_off, *nseg);
     }
     return true;
 }
@@ -1451,7 +1556,7 @@ static bool dmnic_psp_tx(DevmemNicCore *core, unsigned qi, const DmnicTxd *d0,
 
 #define DMNIC_TXD_F_DEFINED (DMNIC_TXD_F_EOP | DMNIC_TXD_F_CSUM | \
                              DMNIC_TXD_F_TSO | DMNIC_TXD_F_USO | \
-                             DMNIC_TXD_F_TS)
+                             DMNIC_TXD_F_TS | DMNIC_TXD_F_TNL_CSUM)
 #define DMNIC_TXD_RSVD      DMNIC_TXD_PSP_RSVD      /* reserved, 0 */
 
 /* Reserved TXD flags or bytes are ignored; logged once per TX enable */
@@ -1523,6 +1628,7 @@ static bool dmnic_tx_process(DevmemNicCore *core, unsigned qi, int budget)
             d[n].mss = lduw_le_p(raw + DMNIC_TXD_MSS);
             d[n].psp_flags = lduw_le_p(raw + DMNIC_TXD_PSP_FLAGS);
             d[n].psp_sa = ldl_le_p(raw + DMNIC_TXD_PSP_SA);
+            d[n].tnl_inner = lduw_le_p(raw + DMNIC_TXD_TNL_INNER);
             dmnic_check_txd_rsvd(core, qi, idx, raw);
             if (!d[n].len || d[n].len > DMNIC_BUF_LEN_MAX) {
                 dmnic_queue_error(core, qi, true, DMNIC_QERR_BAD_DESC,
@@ -1996,7 +2102,8 @@ uint64_t devmem_nic_core_read(DevmemNicCore *core, hwaddr addr, unsigned size)
                   DMNIC_CAPS_HW_GRO | DMNIC_CAPS_LRO |
                   DMNIC_CAPS_RSS_FLOW_LABEL | DMNIC_CAPS_USO |
                   DMNIC_CAPS_PAUSE | DMNIC_CAPS_FEC | DMNIC_CAPS_PTP |
-                  DMNIC_CAPS_TSO_IPXIP | DMNIC_CAPS_SHAPER;
+                  DMNIC_CAPS_TSO_IPXIP | DMNIC_CAPS_SHAPER |
+                  DMNIC_CAPS_TSO_TNL;
             val |= devmem_nic_psp_available() ? DMNIC_CAPS_PSP : 0;
             break;
         case DMNIC_REG_CTRL:

@@ -259,6 +259,7 @@
  */
 #define DMNIC_CAPS_PSP              (1u << 16)
 #define DMNIC_CAPS_TSO_IPXIP        (1u << 17)  /* 1.3: TSO of IP-in-IP */
+#define DMNIC_CAPS_TSO_TNL          (1u << 19)  /* 1.3: UDP/GRE tunnel TSO */
 #define DMNIC_PSP_UDP_PORT          1000
 #define DMNIC_PSP_HDR_LEN           16      /* PSP header without options */
 #define DMNIC_PSP_ENCAP_LEN         24      /* UDP + PSP header */
@@ -313,7 +314,8 @@
 #define DMNIC_TXD_PSP_FLAGS         0x16    /* le16 */
 #define DMNIC_TXD_PSP_F_EN          (1u << 0)   /* encrypt with TXD_PSP_SA */
 #define DMNIC_TXD_PSP_SA            0x18    /* le32 TX SA index */
-#define DMNIC_TXD_PSP_RSVD          0x1c    /* le32 reserved, 0 */
+#define DMNIC_TXD_TNL_INNER         0x1c    /* le16 1.3, TSO: inner IP offset */
+#define DMNIC_TXD_PSP_RSVD          0x1e    /* le16 reserved, 0 */
 /* RX completion PSP flags */
 #define DMNIC_RXC_F_PSP             (1u << 24)  /* decrypted, ICV good */
 #define DMNIC_RXC_F_PSP_GEN_SHIFT   25          /* [27:25] key generation */
@@ -461,6 +463,7 @@
 #define DMNIC_TXD_F_TSO             (1u << 2)   /* SOP only: TCP segmentation */
 #define DMNIC_TXD_F_USO             (1u << 3)   /* SOP only, 1.3: UDP seg. */
 #define DMNIC_TXD_F_TS              (1u << 4)   /* SOP only, 1.3: timestamp */
+#define DMNIC_TXD_F_TNL_CSUM        (1u << 5)   /* SOP, 1.3: outer UDP csum */
 #define DMNIC_TXD_CSUM_START        0x10    /* le16 SOP only */
 #define DMNIC_TXD_CSUM_OFFSET       0x12    /* le16 SOP only */
 #define DMNIC_TXD_MSS               0x14    /* le16 SOP only, with TSO */

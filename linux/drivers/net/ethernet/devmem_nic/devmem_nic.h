@@ -67,6 +67,9 @@
 #define DMNIC_XDP_MAX_MTU	(DMNIC_XDP_BUF_LEN - ETH_HLEN - 2 * VLAN_HLEN)
 
 #define DMNIC_NUM_RULES		DMNIC_NUM_FS_RULES
+/* GSO types of the tunnels whose inner IP header TXD_TNL_INNER names */
+#define DMNIC_GSO_TNL		(SKB_GSO_UDP_TUNNEL | SKB_GSO_UDP_TUNNEL_CSUM | \
+				 SKB_GSO_GRE | SKB_GSO_GRE_CSUM)
 
 /* In-memory formats, laid out as the DMNIC_RXD_, RXC_, TXD_, TXC_ offsets. */
 struct dmnic_rx_buf_desc {
@@ -102,7 +105,8 @@ struct dmnic_tx_desc {
 	__le16 mss;
 	__le16 psp_flags;
 	__le32 psp_sa;
-	__le32 rsvd;
+	__le16 tnl_inner;
+	__le16 rsvd;
 };
 
 struct dmnic_tx_cmpl {
@@ -137,6 +141,7 @@ static_assert(offsetof(struct dmnic_tx_desc, csum_offset) == DMNIC_TXD_CSUM_OFFS
 static_assert(offsetof(struct dmnic_tx_desc, mss) == DMNIC_TXD_MSS);
 static_assert(offsetof(struct dmnic_tx_desc, psp_flags) == DMNIC_TXD_PSP_FLAGS);
 static_assert(offsetof(struct dmnic_tx_desc, psp_sa) == DMNIC_TXD_PSP_SA);
+static_assert(offsetof(struct dmnic_tx_desc, tnl_inner) == DMNIC_TXD_TNL_INNER);
 static_assert(offsetof(struct dmnic_tx_desc, rsvd) == DMNIC_TXD_PSP_RSVD);
 static_assert(sizeof(struct dmnic_tx_cmpl) == DMNIC_TXC_SIZE);
 static_assert(offsetof(struct dmnic_tx_cmpl, ndesc) == DMNIC_TXC_NDESC);

@@ -768,6 +768,26 @@ static int dmnic_bpf(struct net_device *netdev, struct netdev_bpf *bpf)
 	}
 }
 
+/*
+ * 1.3 tunnel TSO (spec: TSO): one tunnel, IP-in-IP or a UDP or GRE tunnel
+ * (not both: nested tunnels stay with the stack), around IPv4 or IPv6 TCP.
+ */
+static bool dmnic_tnl_gso_ok(const struct sk_buff *skb)
+{
+	u32 t = skb_shinfo(skb)->gso_type;
+	u8 ver;
+
+	if (!skb->encapsulation)
+		return true;
+	if ((t & DMNIC_GSO_TNL) && (t & (SKB_GSO_IPXIP4 | SKB_GSO_IPXIP6)))
+		return false;
+	if (!(t & (SKB_GSO_TCPV4 | SKB_GSO_TCPV6)) ||
+	    skb_inner_network_offset(skb) > U16_MAX)
+		return false;
+	ver = skb_inner_network_header(skb)[0] >> 4;
+	return ver == 4 || ver == 6;
+}
+
 /* The device refuses TSO with an MSS under DMNIC_TSO_MSS_MIN (it bounds the
  * segments one descriptor can make); the stack segments such packets itself
  * (tcp_min_snd_mss may be as low as 48).
@@ -777,7 +797,8 @@ static netdev_features_t dmnic_features_check(struct sk_buff *skb,
 					      netdev_features_t features)
 {
 	features = vlan_features_check(skb, features);
-	if (skb_is_gso(skb) && skb_shinfo(skb)->gso_size < DMNIC_TSO_MSS_MIN)
+	if (skb_is_gso(skb) && (skb_shinfo(skb)->gso_size < DMNIC_TSO_MSS_MIN ||
+				!dmnic_tnl_gso_ok(skb)))
 		features &= ~NETIF_F_GSO_MASK;
 	return features;
 }
@@ -1454,11 +1475,26 @@ void dmnic_netdev_init(struct dmnic *dm)
 		netdev->hw_features |= NETIF_F_TSO | NETIF_F_TSO6;
 	}
 	/*
-	 * 1.3: UDP segmentation. Not of tunnels (no hw_enc_features): the
-	 * device fixes only the outermost IP and the one L4 header.
+	 * 1.3: UDP segmentation. Not inside tunnels (not in hw_enc_features):
+	 * the device fixes only the outermost IP and the one UDP header.
 	 */
 	if (dm->caps & DMNIC_CAPS_USO)
 		netdev->hw_features |= NETIF_F_GSO_UDP_L4;
+	/*
+	 * 1.3: TCP segmentation inside IP-in-IP, UDP (VXLAN, GENEVE) and GRE
+	 * tunnels, with the outer UDP or GRE checksum; checksums of the inner
+	 * packet (CSUM_START is generic) for any encapsulation.
+	 */
+	netdev->hw_enc_features = NETIF_F_SG | NETIF_F_HW_CSUM;
+	if (dm->caps & DMNIC_CAPS_TSO)
+		netdev->hw_enc_features |= NETIF_F_TSO | NETIF_F_TSO6;
+	if ((dm->caps & DMNIC_CAPS_TSO) && (dm->caps & DMNIC_CAPS_TSO_IPXIP))
+		netdev->hw_features |= NETIF_F_GSO_IPXIP4 | NETIF_F_GSO_IPXIP6;
+	if ((dm->caps & DMNIC_CAPS_TSO) && (dm->caps & DMNIC_CAPS_TSO_TNL))
+		netdev->hw_features |= NETIF_F_GSO_UDP_TUNNEL |
+				       NETIF_F_GSO_UDP_TUNNEL_CSUM |
+				       NETIF_F_GSO_GRE | NETIF_F_GSO_GRE_CSUM;
+	netdev->hw_enc_features |= netdev->hw_features & NETIF_F_GSO_ENCAP_ALL;
 	/* Off by default, as the stack's own GRO does the same work. */
 	if (dm->caps & DMNIC_CAPS_HW_GRO)
 		netdev->hw_features |= NETIF_F_GRO_HW;

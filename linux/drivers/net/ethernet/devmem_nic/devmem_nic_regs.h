@@ -262,6 +262,7 @@
  */
 #define DMNIC_CAPS_PSP              BIT(16)
 #define DMNIC_CAPS_TSO_IPXIP        BIT(17)  /* 1.3: TSO of IP-in-IP */
+#define DMNIC_CAPS_TSO_TNL          BIT(19)  /* 1.3: UDP/GRE tunnel TSO */
 #define DMNIC_PSP_UDP_PORT          1000
 #define DMNIC_PSP_HDR_LEN           16      /* PSP header without options */
 #define DMNIC_PSP_ENCAP_LEN         24      /* UDP + PSP header */
@@ -316,7 +317,8 @@
 #define DMNIC_TXD_PSP_FLAGS         0x16    /* le16 */
 #define DMNIC_TXD_PSP_F_EN          BIT(0)   /* encrypt with TXD_PSP_SA */
 #define DMNIC_TXD_PSP_SA            0x18    /* le32 TX SA index */
-#define DMNIC_TXD_PSP_RSVD          0x1c    /* le32 reserved, 0 */
+#define DMNIC_TXD_TNL_INNER         0x1c    /* le16 1.3, TSO: inner IP offset */
+#define DMNIC_TXD_PSP_RSVD          0x1e    /* le16 reserved, 0 */
 /* RX completion PSP flags */
 #define DMNIC_RXC_F_PSP             BIT(24)  /* decrypted, ICV good */
 #define DMNIC_RXC_F_PSP_GEN_SHIFT   25          /* [27:25] key generation */
@@ -464,6 +466,7 @@
 #define DMNIC_TXD_F_TSO             BIT(2)   /* SOP only: TCP segmentation */
 #define DMNIC_TXD_F_USO             BIT(3)   /* SOP only, 1.3: UDP seg. */
 #define DMNIC_TXD_F_TS              BIT(4)   /* SOP only, 1.3: timestamp */
+#define DMNIC_TXD_F_TNL_CSUM        BIT(5)   /* SOP, 1.3: outer UDP csum */
 #define DMNIC_TXD_CSUM_START        0x10    /* le16 SOP only */
 #define DMNIC_TXD_CSUM_OFFSET       0x12    /* le16 SOP only */
 #define DMNIC_TXD_MSS               0x14    /* le16 SOP only, with TSO */

@@ -154,6 +154,66 @@ static void dmnic_test_tx_desc_gso(struct kunit *test)
 	}
 }
 
+/*
+ * 1.3 tunnel TSO: a UDP or GRE tunnel names its inner IP header
+ * (TXD_TNL_INNER), the outer UDP checksum is asked for with TXD_F_TNL_CSUM,
+ * IP-in-IP needs neither; the headers copied run to the inner TCP header's
+ * end.
+ */
+static void dmnic_test_tx_desc_tnl(struct kunit *test)
+{
+	static const struct {
+		unsigned int gso_type;
+		u16 inner;		/* inner IPv4 header */
+		u16 tnl_inner;
+		u16 flag;
+	} cases[] = {
+		/* Ethernet, IPv4, UDP, VXLAN, inner Ethernet */
+		{ SKB_GSO_TCPV4 | SKB_GSO_UDP_TUNNEL, 64, 64, 0 },
+		{ SKB_GSO_TCPV4 | SKB_GSO_UDP_TUNNEL_CSUM, 64, 64,
+		  DMNIC_TXD_F_TNL_CSUM },
+		/* Ethernet, IPv4, GRE with checksum */
+		{ SKB_GSO_TCPV4 | SKB_GSO_GRE_CSUM, 42, 42, 0 },
+		/* Ethernet, IPv4: ipip */
+		{ SKB_GSO_TCPV4 | SKB_GSO_IPXIP4, 34, 0, 0 },
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct dmnic_tx_desc d;
+		const u8 *raw = (const u8 *)&d;
+		struct sk_buff *skb;
+		u16 tcp = cases[i].inner + 20;
+
+		skb = alloc_skb(256, GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, skb);
+		skb_put_zero(skb, 200);
+		skb_set_network_header(skb, 14);
+		skb_set_transport_header(skb, 34);
+		skb_set_inner_network_header(skb, cases[i].inner);
+		skb_set_inner_transport_header(skb, tcp);
+		skb->encapsulation = 1;
+		inner_tcp_hdr(skb)->doff = 5;
+		skb->ip_summed = CHECKSUM_PARTIAL;
+		skb->csum_start = skb_headroom(skb) + tcp;
+		skb->csum_offset = 16;
+		skb_shinfo(skb)->gso_size = 1400;
+		skb_shinfo(skb)->gso_segs = 3;
+		skb_shinfo(skb)->gso_type = cases[i].gso_type;
+
+		dmnic_tx_desc_fill(&d, 0x1000, 200, 7, true, skb);
+		KUNIT_EXPECT_EQ(test, get_unaligned_le16(raw + DMNIC_TXD_FLAGS),
+				DMNIC_TXD_F_EOP | DMNIC_TXD_F_CSUM |
+				DMNIC_TXD_F_TSO | cases[i].flag);
+		KUNIT_EXPECT_EQ(test, get_unaligned_le16(raw + DMNIC_TXD_CSUM_START),
+				tcp);
+		KUNIT_EXPECT_EQ(test, get_unaligned_le16(raw + DMNIC_TXD_TNL_INNER),
+				cases[i].tnl_inner);
+		KUNIT_EXPECT_EQ(test, dmnic_gso_hdr_len(skb), tcp + 20);
+		kfree_skb(skb);
+	}
+}
+
 /* ---- completion decoding ---- */
 
 static void dmnic_test_cmpl_gen(struct kunit *test)
@@ -689,6 +749,7 @@ static struct kunit_case dmnic_desc_test_cases[] = {
 	KUNIT_CASE(dmnic_test_tx_desc_plain),
 	KUNIT_CASE(dmnic_test_tx_desc_csum),
 	KUNIT_CASE(dmnic_test_tx_desc_gso),
+	KUNIT_CASE(dmnic_test_tx_desc_tnl),
 	KUNIT_CASE(dmnic_test_cmpl_gen),
 	KUNIT_CASE(dmnic_test_tx_cmpl_matches),
 	KUNIT_CASE(dmnic_test_rx_hdr_len),

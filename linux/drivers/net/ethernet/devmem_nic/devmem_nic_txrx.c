@@ -86,9 +86,18 @@ void dmnic_tx_desc_fill(struct dmnic_tx_desc *d, dma_addr_t addr, u32 len,
 		 * TCP or UDP header and its check field, as the device wants.
 		 */
 		if (skb_is_gso(csum_skb)) {
+			u32 gso_type = skb_shinfo(csum_skb)->gso_type;
+
 			flags |= dmnic_skb_is_uso(csum_skb) ? DMNIC_TXD_F_USO :
 							       DMNIC_TXD_F_TSO;
 			d->mss = cpu_to_le16(skb_shinfo(csum_skb)->gso_size);
+			/* 1.3: a UDP or GRE tunnel names its inner IP header;
+			 * IP-in-IP needs nothing (spec: TSO).
+			 */
+			if (gso_type & DMNIC_GSO_TNL)
+				d->tnl_inner = cpu_to_le16(skb_inner_network_offset(csum_skb));
+			if (gso_type & SKB_GSO_UDP_TUNNEL_CSUM)
+				flags |= DMNIC_TXD_F_TNL_CSUM;
 		}
 	}
 	d->flags = cpu_to_le16(flags);
@@ -102,6 +111,9 @@ u32 dmnic_gso_hdr_len(const struct sk_buff *skb)
 {
 	if (dmnic_skb_is_uso(skb))
 		return skb_transport_offset(skb) + sizeof(struct udphdr);
+	/* tunnels: through the inner TCP header */
+	if (skb->encapsulation)
+		return skb_inner_tcp_all_headers(skb);
 	return skb_tcp_all_headers(skb);
 }
 
