@@ -784,18 +784,24 @@ struct xsk_buff_pool *dmnic_xsk_pool(struct dmnic *dm, unsigned int q)
  */
 static void dmnic_xsk_queue_kill(struct dmnic *dm, unsigned int q)
 {
+	struct netdev_queue *txq = netdev_get_tx_queue(dm->netdev, q);
 	struct dmnic_napi *qv = dm->qv[q];
-	struct xsk_buff_pool *pool;
 
-	dmnic_queue_hw_stop(dm, q, true);
-	dmnic_queue_hw_stop(dm, q, false);
+	dmnic_irq_disable(dm, q);
+	synchronize_irq(dmnic_queue_irq_nr(dm, q));
 	napi_disable_locked(&qv->napi);
-	pool = qv->rx.xsk_pool;
+	__netif_tx_lock_bh(txq);
+	netif_tx_stop_queue(txq);
+	__netif_tx_unlock_bh(txq);
+	/* a device that does not stop is reset before anything is reused */
+	if (dmnic_queue_hw_stop(dm, q, true) | dmnic_queue_hw_stop(dm, q, false))
+		dmnic_reset_dma(dm);
 	dmnic_tx_clean_all(dm, &qv->tx);
 	dmnic_xsk_rx_release(&qv->rx);
 	qv->tx.xsk_pool = NULL;
 	WRITE_ONCE(qv->rx.xsk_pool, NULL);
 	napi_enable_locked(&qv->napi);
+	dmnic_irq_enable(dm, q);
 	netdev_err(dm->netdev, "queue %u: could not leave AF_XDP zero-copy; resetting\n",
 		   q);
 	dmnic_schedule_reset(dm);
