@@ -413,6 +413,113 @@ static void test_multibuf(void)
     dn_stop(&s);
 }
 
+/*
+ * AF_XDP zero-copy layout (spec: Receive path, "AF_XDP zero-copy"): header
+ * buffers only, each a UMEM frame's room after its headroom (1792 bytes of
+ * a 2048-byte chunk, at any alignment), no payload buffer, HDS off. Every
+ * frame up to the buffer's length lands whole in one header buffer with
+ * one completion; a longer one is dropped for want of payload buffers and
+ * consumes nothing; with HDS on, a splittable frame would need a payload
+ * buffer and is dropped the same way.
+ */
+#define XSK_CHUNK 2048
+#define XSK_ROOM  1792
+
+static void xsk_expect_whole(DnState *s, const uint8_t *frame, size_t len,
+                             uint16_t id, uint64_t buf)
+{
+    DnQueue *d = &s->q[0];
+    g_autofree uint8_t *got = g_malloc0(XSK_CHUNK);
+    DnCpl c;
+
+    g_assert_cmpuint(dn_cpl_pending(s, 0), ==, 1);
+    dn_read_cpl(s, 0, d->rxc_head, &c);
+    g_assert_cmphex(c.flags & (DMNIC_RXC_F_SOP | DMNIC_RXC_F_EOP |
+                               DMNIC_RXC_F_HDR | DMNIC_RXC_F_PAY |
+                               DMNIC_RXC_F_SPLIT), ==,
+                    DMNIC_RXC_F_SOP | DMNIC_RXC_F_EOP | DMNIC_RXC_F_HDR);
+    g_assert_cmpuint(c.hdr_id, ==, id);
+    g_assert_cmpuint(c.hdr_len, ==, len);
+    g_assert_cmpuint(c.pkt_len, ==, len);
+    d->rxc_head = (d->rxc_head + 1) % d->size[DN_RXC];
+    dn_qwr(s, 0, DMNIC_Q_RXC + DMNIC_RING_DRV, d->rxc_head);
+    /* the frame, and not a byte outside [buf, buf + len) */
+    qtest_memread(s->qts, buf - 256, got, XSK_CHUNK);
+    g_assert_cmpmem(got + 256, len, frame, len);
+    g_assert_cmphex(got[255], ==, 0xa5);
+    if (len < XSK_ROOM) {
+        g_assert_cmphex(got[256 + len], ==, 0xa5);
+    }
+}
+
+static void test_xsk_umem_frames(void)
+{
+    g_autofree uint8_t *frame = g_malloc0(DN_FRAME_MAX);
+    g_autofree uint8_t *fill = g_malloc(XSK_CHUNK * 8);
+    static const size_t lens[] = { 60, 1514, XSK_ROOM };
+    uint64_t umem, buf[8];
+    DlPktSpec spec;
+    size_t len;
+    DnState s;
+    unsigned i;
+
+    dn_start(&s, NULL);
+    dn_steer_all_to(&s, 0);
+    dn_rx_rings(&s, 0, 64);
+    dn_qwr(&s, 0, DMNIC_Q_HDS_THRESH, 0);
+    dn_qwr(&s, 0, DMNIC_Q_CTRL, DMNIC_Q_CTRL_RX_ENABLE);
+    umem = dn_galloc(&s, XSK_CHUNK * 8);
+    memset(fill, 0xa5, XSK_CHUNK * 8);
+    qtest_memwrite(s.qts, umem, fill, XSK_CHUNK * 8);
+    /* chunks out of order, headroom 256, one frame at an odd address */
+    for (i = 0; i < 4; i++) {
+        buf[i] = umem + (7 - i) * XSK_CHUNK + 256 + (i == 1);
+        s.q[0].hbuf[i] = buf[i];
+        s.q[0].hlen[i] = XSK_ROOM - (i == 1);
+        dn_post_rxd(&s, 0, DN_HBR, buf[i], XSK_ROOM - (i == 1), i);
+    }
+    dn_ring_doorbell(&s, 0, DN_HBR);
+
+    /* 60 bytes, a TCP frame with payload (not split: HDS off), 1792 */
+    for (i = 0; i < 3; i++) {
+        size_t want = lens[i] - (i == 1);
+
+        /* IPv4 + TCP headers: 54 bytes */
+        dl_pkt_default(&spec, 4, DL_PROTO_TCP, want - 54);
+        spec.payload_seed = i;
+        len = dl_pkt_build(&spec, frame, NULL);
+        g_assert_cmpuint(len, ==, want);
+        dn_inject(&s, frame, len);
+        xsk_expect_whole(&s, frame, len, i, buf[i]);
+    }
+    g_assert_cmpuint(dn_qrd(&s, 0, DMNIC_Q_HBR + DMNIC_RING_DEV), ==, 3);
+
+    /* one byte more than the buffer: dropped whole, nothing consumed */
+    dl_pkt_default(&spec, 4, DL_PROTO_UDP, XSK_ROOM + 1 - 42);
+    len = dl_pkt_build(&spec, frame, NULL);
+    g_assert_cmpuint(len, ==, XSK_ROOM + 1);
+    dn_inject(&s, frame, len);
+    g_assert_cmpuint(dn_qstat(&s, 0, DMNIC_Q_RX_DROP_NOBUF), ==, 1);
+    g_assert_cmpuint(dn_cpl_pending(&s, 0), ==, 0);
+    g_assert_cmpuint(dn_qrd(&s, 0, DMNIC_Q_HBR + DMNIC_RING_DEV), ==, 3);
+
+    /* HDS on: a splittable frame needs a payload buffer, so it is dropped */
+    dn_qwr(&s, 0, DMNIC_Q_CTRL,
+           DMNIC_Q_CTRL_RX_ENABLE | DMNIC_Q_CTRL_HDS_ENABLE);
+    dl_pkt_default(&spec, 4, DL_PROTO_TCP, 100);
+    len = dl_pkt_build(&spec, frame, NULL);
+    dn_inject(&s, frame, len);
+    g_assert_cmpuint(dn_qstat(&s, 0, DMNIC_Q_RX_DROP_NOBUF), ==, 2);
+    g_assert_cmpuint(dn_cpl_pending(&s, 0), ==, 0);
+
+    /* HDS off again: the last posted frame takes the next packet */
+    dn_qwr(&s, 0, DMNIC_Q_CTRL, DMNIC_Q_CTRL_RX_ENABLE);
+    dn_inject(&s, frame, len);
+    xsk_expect_whole(&s, frame, len, 3, buf[3]);
+    g_assert_cmpuint(dn_qstat(&s, 0, DMNIC_Q_RX_PACKETS), ==, 4);
+    dn_stop(&s);
+}
+
 static void expect_unsplit(DnState *s, const DlPktSpec *spec, bool in_hdr)
 {
     g_autofree uint8_t *frame = g_malloc0(DN_FRAME_MAX);
@@ -2994,6 +3101,7 @@ int main(int argc, char **argv)
     }
     qtest_add_func("/devmem-nic/split/multi-buffer", test_multibuf);
     qtest_add_func("/devmem-nic/rx/large-buffers", test_large_bufs);
+    qtest_add_func("/devmem-nic/rx/xsk-umem-frames", test_xsk_umem_frames);
     qtest_add_func("/devmem-nic/split/hds-thresh", test_hds_thresh);
     qtest_add_func("/devmem-nic/split/unsplittable", test_nosplit_rule);
     qtest_add_func("/devmem-nic/split/hdr-too-big", test_hdr_too_big);

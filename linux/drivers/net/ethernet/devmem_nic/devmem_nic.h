@@ -20,6 +20,7 @@
 #include <linux/workqueue.h>
 #include <net/netmem.h>
 #include <net/xdp.h>
+#include <net/xdp_sock_drv.h>
 
 #include "devmem_nic_compat.h"
 #include "devmem_nic_regs.h"
@@ -212,6 +213,7 @@ struct dmnic_rx_stats {
 	u64 xdp_drops;		/* XDP_DROP, XDP_ABORTED, failed XDP_TX */
 	u64 xdp_tx;		/* XDP_TX verdicts */
 	u64 xdp_tx_errors;	/* XDP_TX frames dropped: TX ring full */
+	u64 xdp_redirect;	/* XDP_REDIRECT verdicts redirected */
 	struct u64_stats_sync syncp;
 };
 
@@ -231,6 +233,9 @@ struct dmnic_tx_buf {
 	u16 pkt_ndesc;		/* descriptors of the packet */
 	u16 pkt_segs;		/* TSO/USO: frames on the wire (0: one) */
 	u32 pkt_hdr_extra;	/* TSO/USO: header bytes the device adds */
+	/* AF_XDP zero-copy: XDP_TX of a UMEM frame, freed on completion */
+	struct xdp_buff *xsk_xdp;
+	bool xsk_tx;		/* an AF_XDP TX descriptor (xsk_tx_completed) */
 };
 
 struct dmnic_tx_ring {
@@ -248,6 +253,8 @@ struct dmnic_tx_ring {
 	/* 1.3 TX timestamps, one per completion (CAPS_PTP), else NULL */
 	__le64 *ts;
 	dma_addr_t ts_dma;
+	/* AF_XDP zero-copy: the queue pair's pool, NULL without */
+	struct xsk_buff_pool *xsk_pool;
 	struct dmnic_tx_stats stats;
 };
 
@@ -256,6 +263,8 @@ struct dmnic_bufq {
 	struct dmnic_rx_buf_desc *desc;
 	dma_addr_t desc_dma;
 	netmem_ref *netmem;	/* netmem posted in each slot, 0 if empty */
+	/* AF_XDP zero-copy (header ring only): UMEM frame of each slot */
+	struct xdp_buff **xsk;
 	u32 *offset;		/* offset of the buffer in its netmem */
 	struct page_pool *pool;
 	u32 size;		/* power of two */
@@ -265,6 +274,16 @@ struct dmnic_bufq {
 	u32 headroom;		/* the device writes from this offset on */
 	u32 post_len;		/* length posted to the device */
 	bool dry;		/* the last refill ran out of buffers */
+};
+
+/*
+ * The xdp_buff a program runs on and the completion of its frame
+ * (xdp_metadata_ops). An AF_XDP zero-copy frame is the xdp_buff of a
+ * struct xdp_buff_xsk, whose cb holds @cmpl (XSK_CHECK_PRIV_TYPE).
+ */
+struct dmnic_xdp_buff {
+	struct xdp_buff xdp;
+	const struct dmnic_rx_cmpl *cmpl;
 };
 
 /*
@@ -288,10 +307,14 @@ struct dmnic_rx_queue {
 	bool skb_bad;		/* drop the packet being assembled at EOP */
 	bool skb_nomem;		/* ... for want of an skb (in alloc_fail) */
 	/* XDP queues assemble an xdp_buff instead: header buffer + frags */
-	struct xdp_buff xbuf;
+	struct dmnic_xdp_buff xbuf;
 	netmem_ref xbuf_hdr;	/* its header buffer, 0 if none */
-	/* completion of the frame a program runs on (xdp_metadata_ops) */
-	const struct dmnic_rx_cmpl *xbuf_cmpl;
+	/*
+	 * AF_XDP zero-copy (XDP queues only): header buffers are UMEM frames
+	 * of this pool, no payload buffer is posted, header split is off.
+	 */
+	struct xsk_buff_pool *xsk_pool;
+	struct xdp_buff *xsk_cur;	/* UMEM frame of the packet being read */
 	/* 1.3 RX timestamps, one per completion (CAPS_PTP), else NULL */
 	__le64 *ts;
 	dma_addr_t ts_dma;
@@ -398,6 +421,11 @@ struct dmnic {
 	struct dmnic_rule rules[DMNIC_NUM_RULES];
 
 	struct bpf_prog *xdp_prog;	/* native XDP (single or multi-buffer) */
+	/*
+	 * AF_XDP zero-copy pools by queue index (XDP_SETUP_XSK_POOL), DMA
+	 * mapped; a queue pair uses its pool while an XDP program runs.
+	 */
+	struct xsk_buff_pool *xsk_pools[DMNIC_MAX_QUEUES];
 	/* tcp-data-split explicitly ENABLED (not the UNKNOWN default) */
 	bool hds_cfg_on;
 
@@ -598,6 +626,11 @@ int dmnic_rx_alloc(struct dmnic *dm, struct dmnic_rx_queue *rx,
 int dmnic_rx_buf_size_check(u32 size);
 void dmnic_rx_free(struct dmnic *dm, struct dmnic_rx_queue *rx);
 void dmnic_rx_hw_start(struct dmnic *dm, struct dmnic_rx_queue *rx);
+struct xsk_buff_pool *dmnic_xsk_pool(struct dmnic *dm, unsigned int q);
+u32 dmnic_xsk_post_len(u32 frame_size);
+bool dmnic_xsk_frame_ok(u32 frame_size, unsigned int mtu);
+void dmnic_xsk_rx_release(struct dmnic_rx_queue *rx);
+int dmnic_xsk_wakeup(struct net_device *netdev, u32 qid, u32 flags);
 int dmnic_queue_hw_stop(struct dmnic *dm, unsigned int q, bool tx);
 
 /* devmem_nic_psp.c */

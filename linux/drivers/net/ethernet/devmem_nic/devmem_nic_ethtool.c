@@ -1020,6 +1020,7 @@ static int dmnic_remove_rxfh_context(struct net_device *netdev,
 static const char dmnic_rx_stat_names[][ETH_GSTRING_LEN] = {
 	"packets", "bytes", "csum_unnecessary", "csum_none", "hds_split",
 	"alloc_fail", "drops", "xdp_drops", "xdp_tx", "xdp_tx_errors",
+	"xdp_redirect",
 };
 
 static const char dmnic_tx_stat_names[][ETH_GSTRING_LEN] = {
@@ -1114,6 +1115,7 @@ static void dmnic_get_ethtool_stats(struct net_device *netdev,
 			data[7] = rs->xdp_drops;
 			data[8] = rs->xdp_tx;
 			data[9] = rs->xdp_tx_errors;
+			data[10] = rs->xdp_redirect;
 		} while (u64_stats_fetch_retry(&rs->syncp, start));
 		data += DMNIC_RX_NSTATS;
 		ts = &qv->tx.stats;

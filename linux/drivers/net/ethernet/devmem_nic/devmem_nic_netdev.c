@@ -171,6 +171,7 @@ static void dmnic_qv_start(struct dmnic *dm, struct dmnic_napi *qv)
 {
 	unsigned int q = qv->idx;
 
+	qv->tx.xsk_pool = qv->rx.xsk_pool;
 	dmnic_tx_hw_start(dm, &qv->tx);
 	dmnic_rx_hw_start(dm, &qv->rx);
 	netif_queue_set_napi(dm->netdev, q, NETDEV_QUEUE_TYPE_RX, &qv->napi);
@@ -237,6 +238,7 @@ static void dmnic_stats_fold(struct dmnic *dm, struct dmnic_napi *qv)
 	dm->base_rx.xdp_drops += rx->xdp_drops;
 	dm->base_rx.xdp_tx += rx->xdp_tx;
 	dm->base_rx.xdp_tx_errors += rx->xdp_tx_errors;
+	dm->base_rx.xdp_redirect += rx->xdp_redirect;
 	dm->base_tx.packets += tx->packets;
 	dm->base_tx.bytes += tx->bytes;
 	dm->base_tx.csum_offload += tx->csum_offload;
@@ -666,6 +668,7 @@ static int dmnic_set_mac(struct net_device *netdev, void *p)
 static int dmnic_change_mtu(struct net_device *netdev, int new_mtu)
 {
 	struct dmnic *dm = netdev_priv(netdev);
+	unsigned int q;
 
 	/* Single buffer XDP needs every frame in one header buffer. */
 	if (dm->xdp_prog &&
@@ -673,6 +676,17 @@ static int dmnic_change_mtu(struct net_device *netdev, int new_mtu)
 		netdev_warn(netdev, "MTU %d too large for single buffer XDP (max %lu)\n",
 			    new_mtu, DMNIC_XDP_MAX_MTU);
 		return -EINVAL;
+	}
+	/* AF_XDP zero-copy: every frame in one UMEM frame */
+	for (q = 0; q < DMNIC_MAX_QUEUES; q++) {
+		struct xsk_buff_pool *pool = dm->xsk_pools[q];
+
+		if (pool && !dmnic_xsk_frame_ok(xsk_pool_get_rx_frame_size(pool),
+						new_mtu)) {
+			netdev_warn(netdev, "MTU %d too large for the AF_XDP frames of queue %u\n",
+				    new_mtu, q);
+			return -EINVAL;
+		}
 	}
 	WRITE_ONCE(netdev->mtu, new_mtu);
 	return 0;
@@ -756,6 +770,104 @@ static void dmnic_tx_timeout(struct net_device *netdev, unsigned int txqueue)
 	dmnic_queue_bad(dm, txqueue, true, "TX timeout");
 }
 
+/* The pool queue pair @q runs AF_XDP zero-copy with, or NULL. */
+struct xsk_buff_pool *dmnic_xsk_pool(struct dmnic *dm, unsigned int q)
+{
+	if (q >= DMNIC_MAX_QUEUES || !dm->xdp_prog)
+		return NULL;
+	return dm->xsk_pools[q];
+}
+
+/*
+ * A restart that was to take a UMEM off queue pair @q failed: the queue
+ * still has UMEM frames posted and in flight, and the pool is about to be
+ * unmapped and freed. Take the queue pair out of the device (no more DMA),
+ * give every frame back to the pool, and leave it without a pool, RX off,
+ * for the device reset that rebuilds every queue.
+ */
+static void dmnic_xsk_queue_kill(struct dmnic *dm, unsigned int q)
+{
+	struct netdev_queue *txq = netdev_get_tx_queue(dm->netdev, q);
+	struct dmnic_napi *qv = dm->qv[q];
+
+	dmnic_irq_disable(dm, q);
+	synchronize_irq(dmnic_queue_irq_nr(dm, q));
+	napi_disable_locked(&qv->napi);
+	__netif_tx_lock_bh(txq);
+	netif_tx_stop_queue(txq);
+	__netif_tx_unlock_bh(txq);
+	/* a device that does not stop is reset before anything is reused */
+	if (dmnic_queue_hw_stop(dm, q, true) | dmnic_queue_hw_stop(dm, q, false))
+		dmnic_reset_dma(dm);
+	dmnic_tx_clean_all(dm, &qv->tx);
+	dmnic_xsk_rx_release(&qv->rx);
+	qv->tx.xsk_pool = NULL;
+	WRITE_ONCE(qv->rx.xsk_pool, NULL);
+	napi_enable_locked(&qv->napi);
+	dmnic_irq_enable(dm, q);
+	netdev_err(dm->netdev, "queue %u: could not leave AF_XDP zero-copy; resetting\n",
+		   q);
+	dmnic_schedule_reset(dm);
+}
+
+/*
+ * XDP_SETUP_XSK_POOL: map (or unmap) an AF_XDP socket's UMEM for queue
+ * @qid and restart that queue pair through the queue management ops if it
+ * changes mode (only while an XDP program runs: without one the queues
+ * never use the pool). Pools are kept by queue index, so a reconfiguration
+ * (rings, channels, a reset) builds the queue with its pool again.
+ */
+static int dmnic_xsk_pool_setup(struct dmnic *dm, struct xsk_buff_pool *pool,
+				u16 qid)
+{
+	struct net_device *netdev = dm->netdev;
+	struct xsk_buff_pool *old;
+	bool live;
+	int err;
+
+	if (qid >= dm->max_queues)
+		return -EINVAL;
+	live = netif_running(netdev) && netif_device_present(netdev) &&
+	       dm->xdp_prog && qid < dm->num_queues && dm->qv[qid];
+
+	if (pool) {
+		if (dm->xsk_pools[qid])
+			return -EBUSY;
+		if (!dmnic_xsk_frame_ok(xsk_pool_get_rx_frame_size(pool),
+					netdev->mtu)) {
+			netdev_warn(netdev, "AF_XDP frames of %u bytes cannot hold MTU %u frames\n",
+				    xsk_pool_get_rx_frame_size(pool),
+				    netdev->mtu);
+			return -EINVAL;
+		}
+		err = xsk_pool_dma_map(pool, &dm->pdev->dev, 0);
+		if (err)
+			return err;
+		dm->xsk_pools[qid] = pool;
+		if (live) {
+			err = netdev_rx_queue_restart(netdev, qid);
+			if (err) {
+				/* the old queue runs on, without the pool */
+				dm->xsk_pools[qid] = NULL;
+				xsk_pool_dma_unmap(pool, 0);
+				return err;
+			}
+		}
+		return 0;
+	}
+
+	old = dm->xsk_pools[qid];
+	if (!old)
+		return 0;
+	dm->xsk_pools[qid] = NULL;
+	if (live && dm->qv[qid]->rx.xsk_pool == old &&
+	    netdev_rx_queue_restart(netdev, qid))
+		dmnic_xsk_queue_kill(dm, qid);
+	/* No UMEM frame is posted or in flight any more. */
+	xsk_pool_dma_unmap(old, 0);
+	return 0;
+}
+
 static int dmnic_bpf(struct net_device *netdev, struct netdev_bpf *bpf)
 {
 	struct dmnic *dm = netdev_priv(netdev);
@@ -763,6 +875,9 @@ static int dmnic_bpf(struct net_device *netdev, struct netdev_bpf *bpf)
 	switch (bpf->command) {
 	case XDP_SETUP_PROG:
 		return dmnic_xdp_setup(dm, bpf->prog, bpf->extack);
+	case XDP_SETUP_XSK_POOL:
+		return dmnic_xsk_pool_setup(dm, bpf->xsk.pool,
+					    bpf->xsk.queue_id);
 	default:
 		return -EINVAL;
 	}
@@ -877,6 +992,7 @@ static const struct net_device_ops dmnic_netdev_ops = {
 	.ndo_change_mtu		= dmnic_change_mtu,
 	.ndo_tx_timeout		= dmnic_tx_timeout,
 	.ndo_bpf		= dmnic_bpf,
+	.ndo_xsk_wakeup		= dmnic_xsk_wakeup,
 	.ndo_hwtstamp_get	= dmnic_hwtstamp_get,
 	.ndo_hwtstamp_set	= dmnic_hwtstamp_set,
 	.net_shaper_ops		= &dmnic_shaper_ops,
@@ -978,6 +1094,8 @@ static int dmnic_queue_start(struct net_device *netdev,
 	page_pool_enable_direct_recycling(qv->rx.hdr.pool, &qv->napi);
 	page_pool_enable_direct_recycling(qv->rx.pay.pool, &qv->napi);
 
+	/* AF_XDP TX follows the RX queue's pool (the old one's TX is clean) */
+	qv->tx.xsk_pool = qv->rx.xsk_pool;
 	dmnic_tx_hw_start(dm, &qv->tx);
 	dmnic_rx_hw_start(dm, &qv->rx);
 	netif_queue_set_napi(netdev, idx, NETDEV_QUEUE_TYPE_RX, &qv->napi);
@@ -1463,8 +1581,14 @@ void dmnic_netdev_init(struct dmnic *dm)
 	seqlock_init(&dm->stats_lock);
 	/* TX frags may be net_iovs: skb_frag_dma_map() gives their address */
 	netdev->netmem_tx = NETMEM_TX_DMA;
-	/* PASS, DROP, ABORTED, TX, also multi-buffer; no redirect */
-	netdev->xdp_features = NETDEV_XDP_ACT_BASIC | NETDEV_XDP_ACT_RX_SG;
+	/*
+	 * PASS, DROP, ABORTED, TX, REDIRECT (not into this device: no
+	 * ndo_xdp_xmit), also multi-buffer; AF_XDP zero-copy, one UMEM frame
+	 * per packet.
+	 */
+	netdev->xdp_features = NETDEV_XDP_ACT_BASIC | NETDEV_XDP_ACT_REDIRECT |
+			       NETDEV_XDP_ACT_RX_SG |
+			       NETDEV_XDP_ACT_XSK_ZEROCOPY;
 
 	netdev->hw_features = NETIF_F_SG | NETIF_F_HW_CSUM | NETIF_F_RXCSUM |
 			      NETIF_F_RXHASH;

@@ -1189,11 +1189,11 @@ static void dmnic_test_xdp_rx_hash(struct kunit *test)
 	u32 hash = 0;
 
 	KUNIT_ASSERT_NOT_NULL(test, rx);
-	ctx = (const struct xdp_md *)&rx->xbuf;
+	ctx = (const struct xdp_md *)&rx->xbuf.xdp;
 	/* outside a program run, and a frame without a hash: no data */
 	KUNIT_EXPECT_EQ(test, dmnic_xdp_metadata_ops.xmo_rx_hash(ctx, &hash, &t),
 			-ENODATA);
-	rx->xbuf_cmpl = &c;
+	rx->xbuf.cmpl = &c;
 	c.rss_hash = cpu_to_le32(0x51ccc178);
 	c.rss_type = DMNIC_RSS_TYPE_IPV6_UDP;
 	KUNIT_EXPECT_EQ(test, dmnic_xdp_metadata_ops.xmo_rx_hash(ctx, &hash, &t),
@@ -1221,12 +1221,51 @@ static void dmnic_test_xdp_rx_hash(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, dmnic_xdp_metadata_ops.xmo_rx_vlan_tag);
 }
 
+/*
+ * AF_XDP zero-copy: a UMEM frame is a header buffer of its frame size (up
+ * to what HDR_LEN can say); it must hold a whole frame of the MTU, VLAN
+ * tags included, and be a valid header buffer. The program's completion
+ * is found through the cb of the socket's xdp_buff, as through rx->xbuf.
+ */
+static void dmnic_test_xsk_frame(struct kunit *test)
+{
+	struct dmnic_xdp_buff xb = {};
+	struct dmnic_rx_cmpl c = {};
+	enum xdp_rss_hash_type t;
+	u32 hash = 0;
+
+	KUNIT_EXPECT_EQ(test, dmnic_xsk_post_len(1792), 1792);
+	KUNIT_EXPECT_EQ(test, dmnic_xsk_post_len(3840), 3840);
+	KUNIT_EXPECT_EQ(test, dmnic_xsk_post_len(65536 - 256), 65280);
+	KUNIT_EXPECT_EQ(test, dmnic_xsk_post_len(131072), 65535);
+	/* xdp_helper's 2048-byte chunks: 1792 bytes after the headroom */
+	KUNIT_EXPECT_TRUE(test, dmnic_xsk_frame_ok(1792, 1500));
+	KUNIT_EXPECT_TRUE(test, dmnic_xsk_frame_ok(1522, 1500));
+	KUNIT_EXPECT_FALSE(test, dmnic_xsk_frame_ok(1521, 1500));
+	KUNIT_EXPECT_FALSE(test, dmnic_xsk_frame_ok(1792, 9000));
+	KUNIT_EXPECT_TRUE(test, dmnic_xsk_frame_ok(3840, 3000));
+	/* a tiny MTU still needs RX_HDR_BUF_MIN */
+	KUNIT_EXPECT_FALSE(test, dmnic_xsk_frame_ok(127, 68));
+	KUNIT_EXPECT_TRUE(test, dmnic_xsk_frame_ok(128, 68));
+
+	xb.cmpl = &c;
+	c.rss_hash = cpu_to_le32(0x1234);
+	c.rss_type = DMNIC_RSS_TYPE_IPV4_TCP;
+	c.flags = cpu_to_le32(DMNIC_RXC_F_RSS | DMNIC_RXC_F_EOP);
+	KUNIT_EXPECT_EQ(test,
+			dmnic_xdp_metadata_ops.xmo_rx_hash((const struct xdp_md *)&xb.xdp,
+							   &hash, &t), 0);
+	KUNIT_EXPECT_EQ(test, hash, 0x1234);
+	KUNIT_EXPECT_EQ(test, t, XDP_RSS_TYPE_L4_IPV4_TCP);
+}
+
 static struct kunit_case dmnic_xdp_qerr_test_cases[] = {
 	KUNIT_CASE(dmnic_test_hds_want),
 	KUNIT_CASE(dmnic_test_xdp_max_mtu),
 	KUNIT_CASE(dmnic_test_xdp_frags),
 	KUNIT_CASE(dmnic_test_xdp_layout),
 	KUNIT_CASE(dmnic_test_xdp_rx_hash),
+	KUNIT_CASE(dmnic_test_xsk_frame),
 	KUNIT_CASE(dmnic_test_rx_buf_size),
 	KUNIT_CASE(dmnic_test_qerr_backoff),
 	KUNIT_CASE(dmnic_test_gro_ctrl),

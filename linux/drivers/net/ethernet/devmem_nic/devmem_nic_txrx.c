@@ -20,8 +20,18 @@
  * only frames without frags (up to the XDP MTU); others are dropped.
  * XDP_PASS builds the skb around the buffers (xdp_build_skb_from_buff),
  * XDP_TX sends the header buffer and frags as one multi-descriptor packet
- * on the TX ring of the same queue pair. XDP never sees unreadable memory:
- * the core refuses XDP while a memory provider is bound, and vice versa.
+ * on the TX ring of the same queue pair, XDP_REDIRECT hands them to
+ * xdp_do_redirect(). XDP never sees unreadable memory: the core refuses XDP
+ * while a memory provider is bound, and vice versa.
+ *
+ * AF_XDP zero-copy: a queue pair with an XSK pool (and an XDP program)
+ * posts UMEM frames as its header buffers, no payload buffer and no
+ * header split, so the device writes each frame whole into one UMEM frame
+ * (longer ones it drops for want of payload buffers, Q_RX_DROP_NOBUF).
+ * XDP_REDIRECT to the socket is then zero-copy, XDP_PASS copies into an
+ * skb, XDP_TX sends the UMEM frame. The socket's TX descriptors go on the
+ * pair's TX ring (shared with the stack under the TX queue lock) from the
+ * NAPI poll, which ndo_xsk_wakeup schedules.
  */
 
 #include <kunit/static_stub.h>
@@ -256,7 +266,7 @@ enum xdp_rss_hash_type dmnic_xdp_rss_type(u8 rss_type)
 
 /*
  * bpf_xdp_metadata_rx_hash(): the program runs on rx->xbuf, during
- * dmnic_rx_finish_xdp(), which points xbuf_cmpl at the frame's last
+ * dmnic_rx_finish_xdp(), which points xbuf.cmpl at the frame's last
  * completion (every completion of a packet carries its hash, spec: RSS).
  * No VLAN tag kfunc: the device never strips tags, so there would never
  * be one to report.
@@ -265,11 +275,10 @@ static int dmnic_xmo_rx_hash(const struct xdp_md *ctx, u32 *hash,
 			     enum xdp_rss_hash_type *rss_type)
 {
 	const struct xdp_buff *xdp = (const struct xdp_buff *)ctx;
-	const struct dmnic_rx_queue *rx;
 	const struct dmnic_rx_cmpl *c;
 
-	rx = container_of(xdp, struct dmnic_rx_queue, xbuf);
-	c = rx->xbuf_cmpl;
+	/* rx->xbuf, or the cb of an AF_XDP zero-copy frame */
+	c = container_of(xdp, struct dmnic_xdp_buff, xdp)->cmpl;
 	if (!c || !(le32_to_cpu(c->flags) & DMNIC_RXC_F_RSS))
 		return -ENODATA;
 	*hash = le32_to_cpu(c->rss_hash);
@@ -349,6 +358,29 @@ int dmnic_xdp_tx_segs(const struct xdp_buff *xdp, netmem_ref hdr,
 	if (total > DMNIC_TX_MAX_FRAME)
 		return -E2BIG;
 	return nr_frags + 1;
+}
+
+/*
+ * AF_XDP zero-copy: the RXD_LEN a UMEM frame of @frame_size bytes (what
+ * follows the headroom) is posted with. The device writes at most 65535
+ * bytes into a header buffer (HDR_LEN is 16 bits).
+ */
+u32 dmnic_xsk_post_len(u32 frame_size)
+{
+	return min_t(u32, frame_size, U16_MAX);
+}
+
+/*
+ * Whether UMEM frames of @frame_size bytes can be header buffers for an
+ * MTU of @mtu: a header buffer takes at least RX_HDR_BUF_MIN bytes, and
+ * the whole frame must fit, as nothing else is posted.
+ */
+bool dmnic_xsk_frame_ok(u32 frame_size, unsigned int mtu)
+{
+	u32 len = dmnic_xsk_post_len(frame_size);
+
+	return len >= DMNIC_RX_HDR_BUF_MIN &&
+	       len >= mtu + ETH_HLEN + 2 * VLAN_HLEN;
 }
 
 static u32 dmnic_gen_flip(u32 gen, u32 bit)
@@ -465,11 +497,16 @@ static void dmnic_tx_unmap(struct device *dev, struct dmnic_tx_buf *b)
 	dma_unmap_addr_set(b, dma, 0);
 }
 
-/* Release descriptors [head, head + n) and the skb they carried. */
-static void dmnic_tx_release(struct dmnic *dm, struct dmnic_tx_ring *tx,
-			     unsigned int n, int budget)
+/*
+ * Release descriptors [head, head + n) and the skb they carried. Returns
+ * the AF_XDP TX descriptors among them, for xsk_tx_completed().
+ */
+static unsigned int dmnic_tx_release(struct dmnic *dm,
+				     struct dmnic_tx_ring *tx, unsigned int n,
+				     int budget)
 {
 	struct device *dev = &dm->pdev->dev;
+	unsigned int xsk = 0;
 
 	while (n--) {
 		struct dmnic_tx_buf *b = &tx->bufs[tx->head];
@@ -484,8 +521,30 @@ static void dmnic_tx_release(struct dmnic *dm, struct dmnic_tx_ring *tx,
 						  b->xdp_netmem, false);
 			b->xdp_netmem = 0;
 		}
+		if (b->xsk_xdp) {
+			xsk_buff_free(b->xsk_xdp);
+			b->xsk_xdp = NULL;
+		}
+		if (b->xsk_tx) {
+			xsk++;
+			b->xsk_tx = false;
+		}
 		tx->head = (tx->head + 1) & (tx->size - 1);
 	}
+	return xsk;
+}
+
+/* @n AF_XDP TX descriptors are done (sent, or dropped with the ring). */
+static void dmnic_xsk_tx_done(struct dmnic_tx_ring *tx, unsigned int n)
+{
+	if (n && !WARN_ON_ONCE(!tx->xsk_pool))
+		xsk_tx_completed(tx->xsk_pool, n);
+}
+
+/* Not an skb: no BQL, and nothing netpoll (budget 0) may release. */
+static bool dmnic_tx_buf_is_xdp(const struct dmnic_tx_buf *b)
+{
+	return b->xdp_netmem || b->xsk_xdp || b->xsk_tx;
 }
 
 /* A TX timestamp for the skb of the packet at head (ndesc descriptors). */
@@ -509,7 +568,8 @@ void dmnic_tx_clean_all(struct dmnic *dm, struct dmnic_tx_ring *tx)
 
 	if (!tx->bufs)
 		return;
-	dmnic_tx_release(dm, tx, n, 0);
+	/* The socket gets them back as completed: they were never sent. */
+	dmnic_xsk_tx_done(tx, dmnic_tx_release(dm, tx, n, 0));
 	netdev_tx_reset_queue(netdev_get_tx_queue(dm->netdev, tx->idx));
 }
 
@@ -518,6 +578,7 @@ static bool dmnic_tx_clean(struct dmnic *dm, struct dmnic_tx_ring *tx,
 {
 	struct netdev_queue *txq = netdev_get_tx_queue(dm->netdev, tx->idx);
 	unsigned int pkts = 0, bytes = 0, dropped = 0, done = 0, bql = 0;
+	unsigned int xsk = 0;
 	bool woken;
 
 	while (done < tx->size) {
@@ -534,7 +595,7 @@ static bool dmnic_tx_clean(struct dmnic *dm, struct dmnic_tx_ring *tx,
 		/* netpoll (budget 0) must not call page pool APIs: an XDP_TX
 		 * frame and what follows it wait for the next NAPI poll.
 		 */
-		if (!budget && first->xdp_netmem)
+		if (!budget && dmnic_tx_buf_is_xdp(first))
 			break;
 		if (unlikely(!dmnic_tx_cmpl_matches(c, tx->head,
 						    dmnic_ring_used(tx->head,
@@ -552,8 +613,8 @@ static bool dmnic_tx_clean(struct dmnic *dm, struct dmnic_tx_ring *tx,
 		if (unlikely(le32_to_cpu(c->flags) & DMNIC_TXC_F_TS) && tx->ts)
 			dmnic_tx_tstamp(tx, ndesc,
 					le64_to_cpu(tx->ts[tx->cmpl_head]));
-		/* XDP_TX frames never went through BQL. */
-		if (!first->xdp_netmem)
+		/* XDP_TX and AF_XDP frames never went through BQL. */
+		if (!dmnic_tx_buf_is_xdp(first))
 			bql += len;
 		if (le32_to_cpu(c->status) == DMNIC_TXC_S_OK) {
 			/* what went on the wire: the segments of a GSO skb */
@@ -562,7 +623,7 @@ static bool dmnic_tx_clean(struct dmnic *dm, struct dmnic_tx_ring *tx,
 		} else {
 			dropped++;
 		}
-		dmnic_tx_release(dm, tx, ndesc, budget);
+		xsk += dmnic_tx_release(dm, tx, ndesc, budget);
 
 		tx->cmpl_head = (tx->cmpl_head + 1) & (tx->size - 1);
 		if (!tx->cmpl_head)
@@ -575,6 +636,7 @@ static bool dmnic_tx_clean(struct dmnic *dm, struct dmnic_tx_ring *tx,
 
 	dmnic_wr32(dm, DMNIC_QREG(tx->idx, DMNIC_Q_TXC + DMNIC_RING_DRV),
 		   tx->cmpl_head);
+	dmnic_xsk_tx_done(tx, xsk);
 
 	/*
 	 * Every completed packet may free enough room to wake the queue, an
@@ -620,6 +682,8 @@ static bool dmnic_tx_map(struct dmnic *dm, struct dmnic_tx_ring *tx,
 		b->single = false;
 		dma_unmap_addr_set(b, dma, 0);
 		b->xdp_netmem = 0;
+		b->xsk_xdp = NULL;
+		b->xsk_tx = false;
 		b->pkt_bytes = 0;
 		b->pkt_ndesc = 0;
 		b->pkt_segs = 0;
@@ -773,7 +837,7 @@ drop:
 /* ---- RX buffers ---- */
 
 static int dmnic_bufq_alloc(struct dmnic *dm, struct dmnic_bufq *bq, u32 size,
-			    u32 buf_size, u32 headroom, u32 post_len)
+			    u32 buf_size, u32 headroom, u32 post_len, bool xsk)
 {
 	bq->size = size;
 	bq->buf_size = buf_size;
@@ -783,9 +847,29 @@ static int dmnic_bufq_alloc(struct dmnic *dm, struct dmnic_bufq *bq, u32 size,
 				      &bq->desc_dma, GFP_KERNEL);
 	bq->netmem = kvcalloc(size, sizeof(*bq->netmem), GFP_KERNEL);
 	bq->offset = kvcalloc(size, sizeof(*bq->offset), GFP_KERNEL);
-	if (!bq->desc || !bq->netmem || !bq->offset)
+	if (xsk)
+		bq->xsk = kvcalloc(size, sizeof(*bq->xsk), GFP_KERNEL);
+	if (!bq->desc || !bq->netmem || !bq->offset || (xsk && !bq->xsk))
 		return -ENOMEM;
 	return 0;
+}
+
+/*
+ * AF_XDP zero-copy: give every UMEM frame still on the ring back to the
+ * pool (queue disabled, or never started). Before the pool is unmapped.
+ */
+static void dmnic_xsk_bufq_reset(struct dmnic_bufq *bq)
+{
+	u32 i;
+
+	if (!bq->xsk)
+		return;
+	for (i = 0; i < bq->size; i++) {
+		if (!bq->xsk[i])
+			continue;
+		xsk_buff_free(bq->xsk[i]);
+		bq->xsk[i] = NULL;
+	}
 }
 
 static void dmnic_bufq_free(struct dmnic *dm, struct dmnic_bufq *bq)
@@ -801,6 +885,8 @@ static void dmnic_bufq_free(struct dmnic *dm, struct dmnic_bufq *bq)
 	if (bq->desc)
 		dma_free_coherent(&dm->pdev->dev, bq->size * sizeof(*bq->desc),
 				  bq->desc, bq->desc_dma);
+	dmnic_xsk_bufq_reset(bq);
+	kvfree(bq->xsk);
 	kvfree(bq->netmem);
 	kvfree(bq->offset);
 	if (bq->pool)
@@ -830,7 +916,7 @@ static void dmnic_bufq_reset(struct dmnic_bufq *bq)
  */
 static void dmnic_rx_xbuf_put(struct dmnic_rx_queue *rx, bool napi)
 {
-	struct xdp_buff *xdp = &rx->xbuf;
+	struct xdp_buff *xdp = &rx->xbuf.xdp;
 	struct skb_shared_info *sinfo;
 	netmem_ref netmem;
 	u32 i;
@@ -858,6 +944,10 @@ static void dmnic_rx_pending_free(struct dmnic_rx_queue *rx)
 		rx->skb = NULL;
 	}
 	dmnic_rx_xbuf_put(rx, false);
+	if (rx->xsk_cur) {
+		xsk_buff_free(rx->xsk_cur);
+		rx->xsk_cur = NULL;
+	}
 	rx->skb_bad = false;
 	rx->skb_nomem = false;
 }
@@ -964,9 +1054,63 @@ static bool dmnic_bufq_refill(struct dmnic *dm, struct dmnic_rx_queue *rx,
 	return ok;
 }
 
+/*
+ * AF_XDP zero-copy: post UMEM frames from the fill ring as header buffers.
+ * Returns false if the fill ring ran dry.
+ */
+static bool dmnic_xsk_refill(struct dmnic *dm, struct dmnic_rx_queue *rx)
+{
+	struct dmnic_bufq *bq = &rx->hdr;
+	u32 mask = bq->size - 1, tail = bq->tail, next;
+	bool ok = true;
+
+	for (;;) {
+		struct xdp_buff *xdp;
+		dma_addr_t dma;
+
+		next = (tail + 1) & mask;
+		if (bq->xsk[tail] || bq->xsk[next])
+			break;
+		xdp = xsk_buff_alloc(rx->xsk_pool);
+		if (!xdp) {
+			ok = false;
+			break;
+		}
+		dma = xsk_buff_xdp_get_dma(xdp);
+		bq->xsk[tail] = xdp;
+		bq->desc[tail].addr = cpu_to_le64(dma);
+		bq->desc[tail].len = cpu_to_le32(bq->post_len);
+		bq->desc[tail].id = cpu_to_le16(tail);
+		bq->desc[tail].rsvd = 0;
+		tail = next;
+	}
+	if (tail != bq->tail) {
+		bq->tail = tail;
+		dmnic_wr32(dm, DMNIC_QREG(rx->idx, DMNIC_Q_HBR + DMNIC_RING_DRV),
+			   tail);
+	}
+	if (!ok && !bq->dry) {
+		u64_stats_update_begin(&rx->stats.syncp);
+		rx->stats.alloc_fail++;
+		u64_stats_update_end(&rx->stats.syncp);
+	}
+	bq->dry = !ok;
+	/* An empty fill ring: the application must kick us (poll, sendto). */
+	if (xsk_uses_need_wakeup(rx->xsk_pool)) {
+		if (ok)
+			xsk_clear_rx_need_wakeup(rx->xsk_pool);
+		else
+			xsk_set_rx_need_wakeup(rx->xsk_pool);
+	}
+	return ok;
+}
+
 static bool dmnic_rx_refill(struct dmnic *dm, struct dmnic_rx_queue *rx)
 {
 	bool ok;
+
+	if (rx->xsk_pool)
+		return dmnic_xsk_refill(dm, rx);
 
 	ok = dmnic_bufq_refill(dm, rx, &rx->hdr, DMNIC_Q_HBR);
 	ok &= dmnic_bufq_refill(dm, rx, &rx->pay, DMNIC_Q_PBR);
@@ -1017,10 +1161,16 @@ int dmnic_rx_alloc(struct dmnic *dm, struct dmnic_rx_queue *rx,
 	struct page_pool *pp;
 	int err;
 
+	XSK_CHECK_PRIV_TYPE(struct dmnic_xdp_buff);
+
 	memset(rx, 0, sizeof(*rx));
 	rx->idx = idx;
 	rx->hds = dmnic_hds_active(dm);
 	rx->xdp = !!dm->xdp_prog;
+	/* AF_XDP zero-copy: whole frames in UMEM frames, never split */
+	rx->xsk_pool = dmnic_xsk_pool(dm, idx);
+	if (rx->xsk_pool)
+		rx->hds = false;
 	u64_stats_init(&rx->stats.syncp);
 
 	/* XDP and memory providers (the only ones to ask) exclude each other */
@@ -1040,15 +1190,24 @@ int dmnic_rx_alloc(struct dmnic *dm, struct dmnic_rx_queue *rx,
 	}
 	rx->pay.pool = pp;
 
-	if (rx->xdp)
+	if (rx->xsk_pool)
+		err = dmnic_bufq_alloc(dm, &rx->hdr, size,
+				       xsk_pool_get_chunk_size(rx->xsk_pool),
+				       0,
+				       dmnic_xsk_post_len(xsk_pool_get_rx_frame_size(rx->xsk_pool)),
+				       true);
+	else if (rx->xdp)
 		err = dmnic_bufq_alloc(dm, &rx->hdr, size, PAGE_SIZE,
-				       DMNIC_XDP_HEADROOM, DMNIC_XDP_BUF_LEN);
+				       DMNIC_XDP_HEADROOM, DMNIC_XDP_BUF_LEN,
+				       false);
 	else
 		err = dmnic_bufq_alloc(dm, &rx->hdr, size, DMNIC_HDR_BUF_SIZE,
-				       0, DMNIC_HDR_BUF_SIZE);
+				       0, DMNIC_HDR_BUF_SIZE, false);
 	if (err)
 		goto err_free;
-	err = dmnic_bufq_alloc(dm, &rx->pay, size, pay_size, 0, pay_size);
+	/* zero-copy: the payload ring stays empty (the device needs one) */
+	err = dmnic_bufq_alloc(dm, &rx->pay, size, pay_size, 0, pay_size,
+			       false);
 	if (err)
 		goto err_free;
 
@@ -1058,11 +1217,16 @@ int dmnic_rx_alloc(struct dmnic *dm, struct dmnic_rx_queue *rx,
 	 */
 	err = __xdp_rxq_info_reg(&rx->xdp_rxq, dm->netdev, idx,
 				 napi ? napi->napi_id : 0,
-				 rx->xdp ? rx->pay.buf_size : 0);
+				 rx->xdp && !rx->xsk_pool ? rx->pay.buf_size : 0);
 	if (err)
 		goto err_free;
-	err = xdp_rxq_info_reg_mem_model(&rx->xdp_rxq, MEM_TYPE_PAGE_POOL,
-					 rx->hdr.pool);
+	if (rx->xsk_pool)
+		err = xdp_rxq_info_reg_mem_model(&rx->xdp_rxq,
+						 MEM_TYPE_XSK_BUFF_POOL, NULL);
+	else
+		err = xdp_rxq_info_reg_mem_model(&rx->xdp_rxq,
+						 MEM_TYPE_PAGE_POOL,
+						 rx->hdr.pool);
 	if (err)
 		goto err_free;
 
@@ -1126,6 +1290,10 @@ void dmnic_rx_hw_start(struct dmnic *dm, struct dmnic_rx_queue *rx)
 	dmnic_rx_pending_free(rx);
 	dmnic_bufq_reset(&rx->hdr);
 	dmnic_bufq_reset(&rx->pay);
+	dmnic_xsk_bufq_reset(&rx->hdr);
+	/* the frames' rxq is where the queue lives now (queue_start copies) */
+	if (rx->xsk_pool)
+		xsk_pool_set_rxq_info(rx->xsk_pool, &rx->xdp_rxq);
 	dmnic_wr32(dm, DMNIC_QREG(q, DMNIC_Q_HBR + DMNIC_RING_DRV), 0);
 	dmnic_wr32(dm, DMNIC_QREG(q, DMNIC_Q_PBR + DMNIC_RING_DRV), 0);
 	dmnic_wr32(dm, DMNIC_QREG(q, DMNIC_Q_HDS_THRESH), dm->hds_thresh);
@@ -1133,6 +1301,18 @@ void dmnic_rx_hw_start(struct dmnic *dm, struct dmnic_rx_queue *rx)
 			 DMNIC_Q_CTRL_RX_ENABLE |
 			 (rx->hds ? DMNIC_Q_CTRL_HDS_ENABLE : 0));
 	dmnic_rx_refill(dm, rx);
+}
+
+/*
+ * AF_XDP zero-copy: give back every UMEM frame the stopped queue holds
+ * (posted, or the packet being read); the ring starts empty again.
+ */
+void dmnic_xsk_rx_release(struct dmnic_rx_queue *rx)
+{
+	dmnic_rx_pending_free(rx);
+	dmnic_xsk_bufq_reset(&rx->hdr);
+	rx->hdr.tail = 0;
+	rx->hdr.head = 0;
 }
 
 /* ---- RX completions ---- */
@@ -1149,6 +1329,10 @@ static void dmnic_rx_drop(struct dmnic_rx_queue *rx)
 		dev_kfree_skb_any(rx->skb);	/* recycles its frags */
 	rx->skb = NULL;
 	dmnic_rx_xbuf_put(rx, true);
+	if (rx->xsk_cur) {
+		xsk_buff_free(rx->xsk_cur);
+		rx->xsk_cur = NULL;
+	}
 	rx->skb_bad = false;
 	rx->skb_nomem = false;
 	if (nomem)
@@ -1208,6 +1392,8 @@ static bool dmnic_xdp_tx(struct dmnic *dm, struct dmnic_napi *qv,
 			b->single = false;
 			b->len = segs[i].len;
 			b->xdp_netmem = segs[i].netmem;
+			b->xsk_xdp = NULL;
+			b->xsk_tx = false;
 			b->pkt_bytes = 0;
 			b->pkt_ndesc = 0;
 			b->pkt_segs = 0;
@@ -1304,8 +1490,8 @@ static bool dmnic_rx_start_xdp(struct dmnic *dm, struct dmnic_rx_queue *rx,
 	netmem = dmnic_rx_take_hdr(dm, rx, c, &offset);
 	if (!netmem)
 		return false;
-	xdp_init_buff(&rx->xbuf, rx->hdr.buf_size, &rx->xdp_rxq);
-	xdp_prepare_buff(&rx->xbuf, netmem_address(netmem) + offset,
+	xdp_init_buff(&rx->xbuf.xdp, rx->hdr.buf_size, &rx->xdp_rxq);
+	xdp_prepare_buff(&rx->xbuf.xdp, netmem_address(netmem) + offset,
 			 rx->hdr.headroom, le16_to_cpu(c->hdr_len), true);
 	rx->xbuf_hdr = netmem;
 	return true;
@@ -1335,7 +1521,7 @@ static void dmnic_rx_add_payload(struct dmnic *dm, struct dmnic_rx_queue *rx,
 			goto bad;
 		page_pool_dma_sync_netmem_for_cpu(rx->pay.pool, netmem, offset,
 						  len);
-		if (unlikely(!xdp_buff_add_frag(&rx->xbuf, netmem, offset, len,
+		if (unlikely(!xdp_buff_add_frag(&rx->xbuf.xdp, netmem, offset, len,
 						rx->pay.buf_size)))
 			goto bad;
 		return;
@@ -1523,10 +1709,10 @@ static void dmnic_rx_finish(struct dmnic *dm, struct dmnic_rx_queue *rx,
  */
 static void dmnic_rx_finish_xdp(struct dmnic *dm, struct dmnic_napi *qv,
 				const struct dmnic_rx_cmpl *c, u32 flags,
-				struct bpf_prog *prog)
+				struct bpf_prog *prog, bool *redir)
 {
 	struct dmnic_rx_queue *rx = &qv->rx;
-	struct xdp_buff *xdp = &rx->xbuf;
+	struct xdp_buff *xdp = &rx->xbuf.xdp;
 	u32 pkt_len = xdp_get_buff_len(xdp);
 	struct sk_buff *skb;
 	u32 act = XDP_PASS;
@@ -1540,11 +1726,25 @@ static void dmnic_rx_finish_xdp(struct dmnic *dm, struct dmnic_napi *qv,
 			dmnic_rx_drop(rx);
 			return;
 		}
-		rx->xbuf_cmpl = c;
+		rx->xbuf.cmpl = c;
 		act = bpf_prog_run_xdp(prog, xdp);
-		rx->xbuf_cmpl = NULL;
+		rx->xbuf.cmpl = NULL;
 	}
 	switch (act) {
+	case XDP_REDIRECT:
+		/* The target takes the header page and the frags. */
+		if (!xdp_do_redirect(dm->netdev, xdp, prog)) {
+			rx->xbuf_hdr = 0;
+			*redir = true;
+			u64_stats_update_begin(&rx->stats.syncp);
+			rx->stats.packets++;
+			rx->stats.bytes += pkt_len;
+			rx->stats.xdp_redirect++;
+			u64_stats_update_end(&rx->stats.syncp);
+			return;
+		}
+		trace_xdp_exception(dm->netdev, prog, act);
+		break;
 	case XDP_PASS:
 		/* The skb takes over the header page and the frags. */
 		skb = xdp_build_skb_from_buff(xdp);
@@ -1590,12 +1790,222 @@ static void dmnic_rx_finish_xdp(struct dmnic *dm, struct dmnic_napi *qv,
 	dmnic_rx_xbuf_put(rx, true);
 }
 
+/*
+ * AF_XDP zero-copy XDP_TX: send the UMEM frame from where the program left
+ * it; the TX completion gives it back to the pool.
+ */
+static bool dmnic_xsk_xdp_tx(struct dmnic *dm, struct dmnic_napi *qv,
+			     struct xdp_buff *xdp)
+{
+	struct netdev_queue *txq = netdev_get_tx_queue(dm->netdev, qv->idx);
+	struct dmnic_tx_ring *tx = &qv->tx;
+	u32 len = xdp->data_end - xdp->data;
+	struct dmnic_tx_buf *b;
+	dma_addr_t dma;
+	bool ok = false;
+
+	if (!len)
+		return false;
+	dma = xsk_buff_xdp_get_frame_dma(xdp) +
+	      (xdp->data - xdp->data_hard_start);
+	xsk_buff_raw_dma_sync_for_device(qv->rx.xsk_pool, dma, len);
+
+	__netif_tx_lock(txq, smp_processor_id());
+	if (dmnic_ring_space(tx->head, tx->tail, tx->size) >= 1) {
+		b = &tx->bufs[tx->tail];
+		memset(b, 0, sizeof(*b));
+		b->len = len;
+		b->xsk_xdp = xdp;
+		b->pkt_bytes = len;
+		b->pkt_ndesc = 1;
+		dmnic_tx_desc_fill(&tx->desc[tx->tail], dma, len, tx->tail, true,
+				   NULL);
+		tx->tail = (tx->tail + 1) & (tx->size - 1);
+		txq_trans_cond_update(txq);
+		dmnic_wr32(dm, DMNIC_QREG(qv->idx, DMNIC_Q_TXD + DMNIC_RING_DRV),
+			   tx->tail);
+		u64_stats_update_begin(&tx->stats.syncp);
+		tx->stats.xdp_tx++;
+		u64_stats_update_end(&tx->stats.syncp);
+		ok = true;
+	}
+	__netif_tx_unlock(txq);
+	return ok;
+}
+
+/*
+ * AF_XDP zero-copy: the socket's TX descriptors onto the pair's TX ring,
+ * at most @budget. Returns true if it sent @budget (there may be more).
+ */
+static bool dmnic_xsk_xmit(struct dmnic *dm, struct dmnic_napi *qv,
+			   unsigned int budget)
+{
+	struct netdev_queue *txq = netdev_get_tx_queue(dm->netdev, qv->idx);
+	struct dmnic_tx_ring *tx = &qv->tx;
+	struct xsk_buff_pool *pool = tx->xsk_pool;
+	unsigned int n = 0, room;
+	struct xdp_desc desc;
+
+	__netif_tx_lock(txq, smp_processor_id());
+	/* leave the stack room for one packet, as XDP_TX may not */
+	room = dmnic_ring_space(tx->head, tx->tail, tx->size);
+	room = room > DMNIC_TX_DESC_NEEDED ? room - DMNIC_TX_DESC_NEEDED : 0;
+	while (n < min(room, budget) && xsk_tx_peek_desc(pool, &desc)) {
+		struct dmnic_tx_buf *b = &tx->bufs[tx->tail];
+		dma_addr_t dma = xsk_buff_raw_get_dma(pool, desc.addr);
+
+		/* the pool checked the length: 1..chunk size */
+		xsk_buff_raw_dma_sync_for_device(pool, dma, desc.len);
+		memset(b, 0, sizeof(*b));
+		b->len = desc.len;
+		b->xsk_tx = true;
+		b->pkt_bytes = desc.len;
+		b->pkt_ndesc = 1;
+		dmnic_tx_desc_fill(&tx->desc[tx->tail], dma, desc.len, tx->tail,
+				   true, NULL);
+		tx->tail = (tx->tail + 1) & (tx->size - 1);
+		n++;
+	}
+	if (n) {
+		xsk_tx_release(pool);
+		txq_trans_cond_update(txq);
+		dmnic_wr32(dm, DMNIC_QREG(qv->idx, DMNIC_Q_TXD + DMNIC_RING_DRV),
+			   tx->tail);
+	}
+	__netif_tx_unlock(txq);
+	if (xsk_uses_need_wakeup(pool))
+		xsk_set_tx_need_wakeup(pool);
+	return n == budget;
+}
+
+/*
+ * AF_XDP zero-copy SOP: take the UMEM frame the completion names (slots
+ * the device skipped were lost packets, as in dmnic_bufq_take()).
+ */
+static struct xdp_buff *dmnic_xsk_take(struct dmnic *dm,
+				       struct dmnic_rx_queue *rx,
+				       const struct dmnic_rx_cmpl *c)
+{
+	struct dmnic_bufq *bq = &rx->hdr;
+	u32 id = le16_to_cpu(c->hdr_id), mask = bq->size - 1, lost = 0;
+	u32 hdr_len = le16_to_cpu(c->hdr_len);
+	struct xdp_buff *xdp;
+
+	if (unlikely(id >= bq->size || !bq->xsk[id])) {
+		dmnic_queue_bad(dm, rx->idx, false, "bad RX header buffer ID");
+		return NULL;
+	}
+	while (unlikely(bq->head != id)) {
+		if (bq->xsk[bq->head]) {
+			xsk_buff_free(bq->xsk[bq->head]);
+			bq->xsk[bq->head] = NULL;
+			lost++;
+		}
+		bq->head = (bq->head + 1) & mask;
+	}
+	xdp = bq->xsk[id];
+	bq->xsk[id] = NULL;
+	bq->head = (id + 1) & mask;
+	if (unlikely(lost)) {
+		u64_stats_update_begin(&rx->stats.syncp);
+		rx->stats.drops += lost;
+		u64_stats_update_end(&rx->stats.syncp);
+	}
+	if (unlikely(!dmnic_rx_hdr_len_ok(hdr_len, bq->post_len))) {
+		xsk_buff_free(xdp);
+		return NULL;
+	}
+	xsk_buff_set_size(xdp, hdr_len);
+	xsk_buff_dma_sync_for_cpu(xdp);
+	return xdp;
+}
+
+/* AF_XDP zero-copy EOP: run the program on the UMEM frame. */
+static void dmnic_xsk_finish(struct dmnic *dm, struct dmnic_napi *qv,
+			     const struct dmnic_rx_cmpl *c, u32 flags,
+			     struct bpf_prog *prog, bool *redir)
+{
+	struct dmnic_rx_queue *rx = &qv->rx;
+	struct xdp_buff *xdp = rx->xsk_cur;
+	u32 len = xdp->data_end - xdp->data;
+	struct sk_buff *skb;
+	u32 act = XDP_PASS;
+
+	if (unlikely(!dmnic_rx_pkt_len_ok(le32_to_cpu(c->pkt_len), len))) {
+		dmnic_rx_drop(rx);
+		return;
+	}
+	rx->xsk_cur = NULL;
+	if (prog) {
+		struct dmnic_xdp_buff *xb;
+
+		xb = container_of(xdp, struct dmnic_xdp_buff, xdp);
+		xb->cmpl = c;
+		act = bpf_prog_run_xdp(prog, xdp);
+		xb->cmpl = NULL;
+	}
+	switch (act) {
+	case XDP_REDIRECT:
+		if (!xdp_do_redirect(dm->netdev, xdp, prog)) {
+			*redir = true;
+			u64_stats_update_begin(&rx->stats.syncp);
+			rx->stats.packets++;
+			rx->stats.bytes += len;
+			rx->stats.xdp_redirect++;
+			u64_stats_update_end(&rx->stats.syncp);
+			return;
+		}
+		trace_xdp_exception(dm->netdev, prog, act);
+		break;
+	case XDP_PASS:
+		/* copied out: the UMEM frame goes back to the pool */
+		skb = xdp_build_skb_from_zc(xdp);
+		if (unlikely(!skb)) {
+			xsk_buff_free(xdp);
+			dmnic_rx_alloc_failed(rx);
+			dmnic_rx_drop(rx);
+			return;
+		}
+		dmnic_rx_deliver(dm, rx, &qv->napi, skb, c, flags, len);
+		return;
+	case XDP_TX:
+		if (dmnic_xsk_xdp_tx(dm, qv, xdp)) {
+			u64_stats_update_begin(&rx->stats.syncp);
+			rx->stats.packets++;
+			rx->stats.bytes += len;
+			rx->stats.xdp_tx++;
+			u64_stats_update_end(&rx->stats.syncp);
+			return;
+		}
+		u64_stats_update_begin(&rx->stats.syncp);
+		rx->stats.xdp_tx_errors++;
+		u64_stats_update_end(&rx->stats.syncp);
+		trace_xdp_exception(dm->netdev, prog, act);
+		break;
+	default:
+		bpf_warn_invalid_xdp_action(dm->netdev, prog, act);
+		fallthrough;
+	case XDP_ABORTED:
+		trace_xdp_exception(dm->netdev, prog, act);
+		fallthrough;
+	case XDP_DROP:
+		break;
+	}
+	u64_stats_update_begin(&rx->stats.syncp);
+	rx->stats.packets++;
+	rx->stats.bytes += len;
+	rx->stats.xdp_drops++;
+	u64_stats_update_end(&rx->stats.syncp);
+	xsk_buff_free(xdp);
+}
+
 static int dmnic_rx_clean(struct dmnic *dm, struct dmnic_napi *qv, int budget)
 {
 	struct dmnic_rx_queue *rx = &qv->rx;
 	struct napi_struct *napi = &qv->napi;
 	unsigned int done = 0, seen = 0;
 	struct bpf_prog *prog = NULL;
+	bool redir = false;
 
 	/* Only queues built for XDP (headroom, whole pages) run it. */
 	if (rx->xdp)
@@ -1612,11 +2022,15 @@ static int dmnic_rx_clean(struct dmnic *dm, struct dmnic_napi *qv, int budget)
 		flags = le32_to_cpu(c->flags);
 
 		if (flags & DMNIC_RXC_F_SOP) {
-			if (unlikely(rx->skb || rx->xbuf_hdr || rx->skb_bad))
+			if (unlikely(rx->skb || rx->xbuf_hdr || rx->xsk_cur ||
+				     rx->skb_bad))
 				dmnic_rx_drop(rx);	/* EOP never came */
 			rx->skb_ts = (flags & DMNIC_RXC_F_TS) && rx->ts ?
 				     le64_to_cpu(rx->ts[rx->cmpl_head]) : 0;
-			if ((flags & DMNIC_RXC_F_HDR) && rx->xdp) {
+			if ((flags & DMNIC_RXC_F_HDR) && rx->xsk_pool) {
+				rx->xsk_cur = dmnic_xsk_take(dm, rx, c);
+				started = rx->xsk_cur;
+			} else if ((flags & DMNIC_RXC_F_HDR) && rx->xdp) {
 				started = dmnic_rx_start_xdp(dm, rx, c);
 			} else if (flags & DMNIC_RXC_F_HDR) {
 				rx->skb = dmnic_rx_start_skb(dm, qv, c);
@@ -1625,14 +2039,24 @@ static int dmnic_rx_clean(struct dmnic *dm, struct dmnic_napi *qv, int budget)
 			if (!started)
 				rx->skb_bad = true;
 		}
-		if (flags & DMNIC_RXC_F_PAY)
+		/* zero-copy posts no payload buffer: any PAY is bad */
+		if ((flags & DMNIC_RXC_F_PAY) && rx->xsk_pool) {
+			dmnic_queue_bad(dm, rx->idx, false,
+					"RX payload buffer on a zero-copy queue");
+			rx->skb_bad = true;
+		} else if (flags & DMNIC_RXC_F_PAY) {
 			dmnic_rx_add_payload(dm, rx, c);
+		}
 
 		if (flags & DMNIC_RXC_F_EOP) {
-			if (rx->skb_bad || (!rx->skb && !rx->xbuf_hdr))
+			if (rx->skb_bad ||
+			    (!rx->skb && !rx->xbuf_hdr && !rx->xsk_cur))
 				dmnic_rx_drop(rx);
+			else if (rx->xsk_cur)
+				dmnic_xsk_finish(dm, qv, c, flags, prog, &redir);
 			else if (rx->xdp)
-				dmnic_rx_finish_xdp(dm, qv, c, flags, prog);
+				dmnic_rx_finish_xdp(dm, qv, c, flags, prog,
+						    &redir);
 			else
 				dmnic_rx_finish(dm, rx, napi, c, flags);
 			done++;
@@ -1648,6 +2072,8 @@ static int dmnic_rx_clean(struct dmnic *dm, struct dmnic_napi *qv, int budget)
 	if (seen)
 		dmnic_wr32(dm, DMNIC_QREG(rx->idx, DMNIC_Q_RXC + DMNIC_RING_DRV),
 			   rx->cmpl_head);
+	if (redir)
+		xdp_do_flush();
 	return done;
 }
 
@@ -1663,7 +2089,7 @@ int dmnic_poll(struct napi_struct *napi, int budget)
 	struct dmnic_napi *qv = container_of(napi, struct dmnic_napi, napi);
 	struct dmnic *dm = qv->dm;
 	unsigned int q = qv->idx;
-	bool refilled;
+	bool refilled, xsk_more = false;
 	int done = 0;
 
 	dmnic_wr32(dm, DMNIC_QREG(q, DMNIC_Q_INT_CAUSE),
@@ -1673,19 +2099,50 @@ int dmnic_poll(struct napi_struct *napi, int budget)
 	/* netpoll (budget 0): TX completions only, no RX, XDP or page pool */
 	if (!budget)
 		return 0;
+	if (qv->tx.xsk_pool)
+		xsk_more = dmnic_xsk_xmit(dm, qv, budget);
 	done = dmnic_rx_clean(dm, qv, budget);
 	refilled = dmnic_rx_refill(dm, &qv->rx);
 
-	if (done == budget)
+	if (done == budget || xsk_more)
 		return budget;
 
 	if (napi_complete_done(napi, done)) {
 		dmnic_wr32(dm, DMNIC_QREG(q, DMNIC_Q_INT_MASK), 0);
-		/* Pool ran dry (buffers held by userspace): retry soon. */
-		if (!refilled)
+		/* Pool ran dry (buffers held by userspace): retry soon. An
+		 * AF_XDP socket with need_wakeup kicks us instead.
+		 */
+		if (!refilled && !(qv->rx.xsk_pool &&
+				   xsk_uses_need_wakeup(qv->rx.xsk_pool)))
 			mod_timer(&qv->refill_timer, jiffies + 1);
 	}
 	return done;
+}
+
+/*
+ * ndo_xsk_wakeup: the application put frames on the fill or TX ring. Runs
+ * without the instance lock: the queue pair may be replaced meanwhile
+ * (freed after an RCU grace period); a pair without the socket's pool is
+ * not in zero-copy mode (no XDP program, or being rebuilt).
+ */
+int dmnic_xsk_wakeup(struct net_device *netdev, u32 qid, u32 flags)
+{
+	struct dmnic *dm = netdev_priv(netdev);
+	struct dmnic_napi *qv;
+	int err = 0;
+
+	if (!netif_running(netdev) || !netif_carrier_ok(netdev))
+		return -ENETDOWN;
+	if (qid >= DMNIC_MAX_QUEUES)
+		return -EINVAL;
+	rcu_read_lock();
+	qv = READ_ONCE(dm->qv[qid]);
+	if (!qv || !READ_ONCE(qv->rx.xsk_pool))
+		err = -ENXIO;
+	else
+		napi_schedule(&qv->napi);	/* or mark a running poll missed */
+	rcu_read_unlock();
+	return err;
 }
 
 irqreturn_t dmnic_queue_irq(int irq, void *data)
