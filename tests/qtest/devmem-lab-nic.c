@@ -85,6 +85,8 @@ void dn_map(DnState *s, QPCIDevice *dev)
     s->regs = qpci_iomap(dev, DMNIC_BAR_REGS, &s->regs_size);
     g_assert_cmphex(dn_rd(s, DMNIC_REG_ID), ==, DMNIC_ID_MAGIC);
     s->nq = dn_rd(s, DMNIC_REG_NUM_QUEUES);
+    QEMU_BUILD_BUG_ON(DN_MAX_QUEUES != DMNIC_MAX_QUEUES);
+    g_assert_cmpuint(s->nq, <=, DN_MAX_QUEUES);
     s->frames = dn_rd64(s, DMNIC_REG_G_RX_FRAMES);
 }
 
@@ -112,7 +114,7 @@ void dn_boot_incoming(DnState *d, const DnState *s, const char *uri)
     d->qs = qtest_pc_boot("-nodefaults -netdev socket,id=n0,fd=%d "
                           "-device devmem-nic,id=nic,netdev=n0,"
                           "mac=52:54:00:12:34:56,queues=%d -incoming %s",
-                          d->sv[1], DN_NQ, uri);
+                          d->sv[1], s->nq, uri);
     d->qts = d->qs->qts;
     d->dev = dl_pci_find(d->qs->pcibus, DMNIC_PCI_VENDOR_ID,
                          DMNIC_PCI_DEVICE_ID);
@@ -354,7 +356,11 @@ ssize_t dn_wire_recv(DnState *s, uint8_t *out, size_t size)
 
 void dn_expect_qerr(DnState *s, unsigned q, bool tx, uint8_t code)
 {
+    static const uint32_t qmap[] = {
+        DMNIC_REG_ERR_QMAP_LO, DMNIC_REG_ERR_QMAP_HI, DMNIC_REG_ERR_QMAP_X,
+    };
     uint32_t st = dn_qrd(s, q, DMNIC_Q_STATUS);
+    unsigned i;
 
     if (tx) {
         g_assert_true(st & DMNIC_Q_STATUS_TX_ERROR);
@@ -370,12 +376,15 @@ void dn_expect_qerr(DnState *s, unsigned q, bool tx, uint8_t code)
         g_assert_cmpuint(dn_qstat(s, q, DMNIC_Q_RX_ERRORS), >=, 1);
     }
     g_assert_true(dn_rd(s, DMNIC_REG_INT_CAUSE) & DMNIC_INT_QERR);
-    g_assert_true(dn_rd(s, DMNIC_REG_ERR_QMAP_LO) & (1u << q));
+    /* the error map: 32 queues a word, queues 64..71 in ERR_QMAP_X */
+    g_assert_cmphex(dn_rd(s, qmap[q / 32]), ==, 1u << (q % 32));
     /* recovery: clearing the enable bits clears the error */
     dn_qwr(s, q, DMNIC_Q_CTRL, 0);
     g_assert_cmphex(dn_qrd(s, q, DMNIC_Q_STATUS), ==,
                     DMNIC_Q_STATUS_RX_QUIESCED | DMNIC_Q_STATUS_TX_QUIESCED);
-    g_assert_cmphex(dn_rd(s, DMNIC_REG_ERR_QMAP_LO), ==, 0);
+    for (i = 0; i < ARRAY_SIZE(qmap); i++) {
+        g_assert_cmphex(dn_rd(s, qmap[i]), ==, 0);
+    }
     dn_wr(s, DMNIC_REG_INT_CAUSE, DMNIC_INT_QERR);
 }
 

@@ -11,6 +11,7 @@
 #include "libqos/pci.h"
 
 #define DN_NQ               4       /* queues=DN_NQ on the command line */
+#define DN_MAX_QUEUES       72      /* DMNIC_MAX_QUEUES: queues=72 at most */
 #define DN_HBUF_LEN         256     /* header buffers of dn_post_bufs() */
 #define DN_PBUF_LEN         4096    /* payload buffers of dn_post_bufs() */
 #define DN_MAX_BUFS         128     /* buffer IDs the harness tracks */
@@ -50,7 +51,7 @@ typedef struct DnState {
     const char *qom;        /* QOM path, NULL: /machine/peripheral/nic */
     char *log;              /* -D file, or NULL */
     size_t log_seen;        /* bytes of it already matched */
-    DnQueue q[DN_NQ];
+    DnQueue q[DN_MAX_QUEUES];
 } DnState;
 
 /* An RX completion */

@@ -1870,7 +1870,7 @@ static void test_guest_errors(void)
     dn_wr(&s, DMNIC_REG_FS_ACTION, DMNIC_FS_ACTION_RSS |
           (DMNIC_RSS_NUM_CTX << DMNIC_FS_ACTION_CTX_SHIFT));
     dn_wr(&s, DMNIC_REG_FS_CMD, DMNIC_FS_CMD_WRITE);
-    dn_expect_log(&s, "RSS context 8 out of range, rule not written");
+    dn_expect_log(&s, "RSS context 33 out of range, rule not written");
     dn_wr(&s, DMNIC_REG_FS_ACTION, 0);
     dn_wr(&s, DMNIC_REG_FS_CMD, DMNIC_FS_CMD_READ);
     g_assert_cmphex(dn_rd(&s, DMNIC_REG_FS_CTRL), ==, 0);

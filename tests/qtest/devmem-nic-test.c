@@ -786,7 +786,7 @@ static int landed(DnState *s, const DlPktSpec *spec, DnCpl *out)
     int found = -1;
 
     dn_inject(s, frame, len);
-    for (q = 0; q < DN_NQ; q++) {
+    for (q = 0; q < s->nq; q++) {
         if (dn_cpl_pending(s, q)) {
             RxPkt p;
 
@@ -1311,7 +1311,7 @@ static void test_rss_contexts(void)
     g_assert_cmphex(dn_rd(&s, DMNIC_REG_VERSION), ==, 0x00010003);
     g_assert_true(dn_rd(&s, DMNIC_REG_CAPS) & DMNIC_CAPS_RSS_CTX);
     g_assert_cmpuint(dn_rd(&s, DMNIC_REG_RSS_NUM_CTX), ==, DMNIC_RSS_NUM_CTX);
-    g_assert_cmpuint(dn_rd(&s, DMNIC_REG_RSS_NUM_CTX), ==, 8);
+    g_assert_cmpuint(dn_rd(&s, DMNIC_REG_RSS_NUM_CTX), ==, 33);
 
     /* every table starts as i % NUM_QUEUES; context 0 is REG_RSS_INDIR */
     for (ctx = 0; ctx < DMNIC_RSS_NUM_CTX; ctx++) {
@@ -1403,8 +1403,8 @@ static void test_rss_contexts(void)
     g_assert_cmpint(landed_repost(&s, &spec, &c), ==, -1);
     g_assert_cmpuint(dn_rd64(&s, DMNIC_REG_G_RX_DROP_BADQ), ==, 1);
 
-    /* a rule naming a context >= 8 is refused; rule 7 stays as it was */
-    r.action = DMNIC_FS_ACTION_RSS | (8 << DMNIC_FS_ACTION_CTX_SHIFT);
+    /* a rule naming a context >= 33 is refused; rule 7 stays as it was */
+    r.action = DMNIC_FS_ACTION_RSS | (33 << DMNIC_FS_ACTION_CTX_SHIFT);
     rule_write(&s, 7, &r, true);
     r.action = DMNIC_FS_ACTION_RSS | (200 << DMNIC_FS_ACTION_CTX_SHIFT);
     rule_write(&s, 9, &r, true);
@@ -3011,6 +3011,154 @@ static void test_migration(void)
 }
 
 /* ------------------------------------------------------------------ */
+/* 1.3: 72 queue pairs, 33 RSS contexts                                */
+/* ------------------------------------------------------------------ */
+
+static void start_max(DnState *s)
+{
+    memset(s, 0, sizeof(*s));
+    dn_boot(s, -1, "-device devmem-nic,id=nic,netdev=n0,"
+            "mac=52:54:00:12:34:56,queues=72");
+    g_assert_cmpuint(s->nq, ==, DMNIC_MAX_QUEUES);
+}
+
+/* RSS context 32 spreads TCP port 2000 over queues 64 and 71 (rule 3) */
+static void ctx32_setup(DnState *s)
+{
+    Rule r;
+    unsigned i;
+
+    set_key(s, ms_key);
+    for (i = 0; i < DMNIC_RSS_INDIR_SIZE; i++) {
+        dn_wr(s, DMNIC_RSS_CTX_INDIR(32, i), i % 2 ? 71 : 64);
+    }
+    memset(&r, 0, sizeof(r));
+    r.l4 = DMNIC_FS_L4_TCP;
+    r.dport = 2000;
+    r.dport_mask = 0xffff;
+    r.action = DMNIC_FS_ACTION_RSS | (32 << DMNIC_FS_ACTION_CTX_SHIFT);
+    rule_write(s, 3, &r, true);
+}
+
+/* 16 flows to port 2000 land where context 32's table says */
+static void ctx32_check(DnState *s)
+{
+    bool seen[2] = { false };
+    DlPktSpec spec;
+    DnCpl c;
+    unsigned i;
+
+    dl_pkt_default(&spec, 4, DL_PROTO_TCP, 10);
+    for (i = 0; i < 16; i++) {
+        uint32_t h;
+        int q;
+
+        spec.sport = 3000 + 11 * i;
+        h = ref_hash(ms_key, &spec, DMNIC_RSS_HF_ALL, false);
+        q = landed_repost(s, &spec, &c);
+        g_assert_cmpint(q, ==, h % 2 ? 71 : 64);
+        g_assert_cmpuint(c.rule, ==, 3);
+        g_assert_cmphex(c.hash, ==, h);
+        seen[q == 71] = true;
+    }
+    g_assert_true(seen[0] && seen[1]);
+}
+
+/*
+ * queues=72 (rss_ctx.py's context32 needs 2 + 2 x 32): the last queue's
+ * register block, RX through RSS context 32, TX from queue 71 (the TX
+ * bottom half's queue bitmap past 64), a queue error in ERR_QMAP_X
+ */
+static void test_queues_max(void)
+{
+    g_autofree uint8_t *frame = g_malloc0(DN_FRAME_MAX);
+    g_autofree uint8_t *out = g_malloc0(DN_FRAME_MAX);
+    DlPktSpec spec;
+    size_t len;
+    uint64_t buf;
+    DnState s;
+
+    start_max(&s);
+    g_assert_cmpuint(dn_rd(&s, DMNIC_REG_RSS_NUM_CTX), ==, 33);
+    g_assert_cmpuint(DMNIC_QREG(DMNIC_MAX_QUEUES, 0), ==, DMNIC_RSS_CTX_BASE);
+    dn_qwr(&s, 71, DMNIC_Q_HDS_THRESH, 77);
+    g_assert_cmpuint(dn_qrd(&s, 71, DMNIC_Q_HDS_THRESH), ==, 77);
+    /* context 32's table starts as the others, i % queues */
+    g_assert_cmpuint(dn_rd(&s, DMNIC_RSS_CTX_INDIR(32, 127)), ==, 127 % 72);
+
+    rx_setup(&s, 64, true, true);
+    rx_setup(&s, 71, true, true);
+    ctx32_setup(&s);
+    ctx32_check(&s);
+    g_assert_cmpuint(dn_qstat(&s, 64, DMNIC_Q_RX_PACKETS) +
+                     dn_qstat(&s, 71, DMNIC_Q_RX_PACKETS), ==, 16);
+
+    dn_tx_setup(&s, 71);
+    dl_pkt_default(&spec, 4, DL_PROTO_UDP, 100);
+    len = dl_pkt_build(&spec, frame, NULL);
+    buf = dn_galloc(&s, len);
+    qtest_memwrite(s.qts, buf, frame, len);
+    dn_post_txd(&s, 71, buf, len, 0x71, DMNIC_TXD_F_EOP, 0, 0);
+    dn_ring_doorbell(&s, 71, DN_TXD);
+    g_assert_cmpint(dn_wire_recv(&s, out, DN_FRAME_MAX), ==, len);
+    g_assert_cmpmem(out, len, frame, len);
+    g_assert_cmpuint(dn_qstat(&s, 71, DMNIC_Q_TX_PACKETS), ==, 1);
+
+    /* RING_DRV past the ring on running RX: queue 70 in ERR_QMAP_X bit 6 */
+    rx_setup(&s, 70, true, false);
+    g_assert_cmphex(dn_rd(&s, DMNIC_REG_ERR_QMAP_X), ==, 0);
+    dn_qwr(&s, 70, DMNIC_Q_HBR + DMNIC_RING_DRV, 1000);
+    dn_expect_qerr(&s, 70, false, DMNIC_QERR_BAD_INDEX);
+    dn_stop(&s);
+}
+
+/*
+ * Migration of queue pairs 64..71 (subsection queues-hi) and RSS context
+ * 32 (subsection rss-ctx-hi), also with 4 queue pairs
+ */
+static void test_migration_max(const void *opaque)
+{
+    bool max = GPOINTER_TO_INT(opaque);
+    g_autofree char *path = g_strdup_printf("%s/dmnic-migmax-%d.sock",
+                                            g_get_tmp_dir(), getpid());
+    g_autofree char *uri = g_strdup_printf("unix:%s", path);
+    DnState s, d;
+
+    if (max) {
+        start_max(&s);
+        rx_setup(&s, 64, true, true);
+        rx_setup(&s, 71, true, true);
+        ctx32_setup(&s);
+        ctx32_check(&s);
+        dn_qwr(&s, 70, DMNIC_Q_HDS_THRESH, 70);
+    } else {
+        dn_start(&s, NULL);
+        dn_wr(&s, DMNIC_RSS_CTX_INDIR(32, 5), 3);
+    }
+    dn_wr(&s, DMNIC_RSS_CTX_INDIR(8, 1), 2);
+
+    dn_boot_incoming(&d, &s, uri);
+    migrate(s.qs, d.qs, uri);
+    unlink(path);
+    d.frames = dn_rd64(&d, DMNIC_REG_G_RX_FRAMES);
+
+    g_assert_cmpuint(dn_rd(&d, DMNIC_RSS_CTX_INDIR(8, 1)), ==, 2);
+    g_assert_cmpuint(dn_rd(&d, DMNIC_RSS_CTX_INDIR(8, 2)), ==, 2 % s.nq);
+    if (max) {
+        g_assert_cmpuint(dn_qrd(&d, 70, DMNIC_Q_HDS_THRESH), ==, 70);
+        g_assert_cmpuint(dn_qstat(&d, 64, DMNIC_Q_RX_PACKETS) +
+                         dn_qstat(&d, 71, DMNIC_Q_RX_PACKETS), ==, 16);
+        /* the rings of queues 64 and 71 run on: traffic continues */
+        ctx32_check(&d);
+    } else {
+        g_assert_cmpuint(dn_rd(&d, DMNIC_RSS_CTX_INDIR(32, 5)), ==, 3);
+        g_assert_cmpuint(dn_rd(&d, DMNIC_RSS_CTX_INDIR(32, 6)), ==, 6 % DN_NQ);
+    }
+    dn_stop(&d);
+    dn_stop(&s);
+}
+
+/* ------------------------------------------------------------------ */
 /* Random register writes with traffic: QEMU survives and logs         */
 /* ------------------------------------------------------------------ */
 
@@ -3145,6 +3293,11 @@ int main(int argc, char **argv)
         qtest_add_func("/devmem-nic/peer-bar/fault", test_peer_fault);
     }
     qtest_add_func("/devmem-nic/migration", test_migration);
+    qtest_add_func("/devmem-nic/queues-max", test_queues_max);
+    qtest_add_data_func("/devmem-nic/migration-queues-max",
+                        GINT_TO_POINTER(true), test_migration_max);
+    qtest_add_data_func("/devmem-nic/migration-rss-ctx-hi",
+                        GINT_TO_POINTER(false), test_migration_max);
     qtest_add_func("/devmem-nic/register-storm", test_register_storm);
     qtest_add_func("/devmem-nic/rx-stream", test_rx_stream);
     return g_test_run();

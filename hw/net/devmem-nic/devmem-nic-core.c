@@ -1755,14 +1755,20 @@ static bool dmnic_tx_process(DevmemNicCore *core, unsigned qi, int budget)
  */
 static void dmnic_tx_schedule(DevmemNicCore *core, unsigned qi)
 {
-    core->tx_pending |= 1ull << qi;
+    set_bit(qi, core->tx_pending);
     qemu_bh_schedule(core->tx_bh);
+}
+
+bool devmem_nic_core_tx_pending(DevmemNicCore *core)
+{
+    return !bitmap_empty(core->tx_pending, DMNIC_MAX_QUEUES);
 }
 
 static void dmnic_tx_bh(void *opaque)
 {
     DevmemNicCore *core = opaque;
-    uint64_t todo = core->tx_pending;
+    DECLARE_BITMAP(todo, DMNIC_MAX_QUEUES);
+    unsigned long qi;
 
     if (!runstate_is_running()) {
         return;     /* dmnic_vm_state_change() schedules us again */
@@ -1770,24 +1776,20 @@ static void dmnic_tx_bh(void *opaque)
     if (devmem_nic_mac_tx_paused(core)) {
         return;     /* the pause timer schedules us again */
     }
-    core->tx_pending = 0;
-    while (todo) {
-        unsigned qi = ctz64(todo);
-        bool more;
+    bitmap_copy(todo, core->tx_pending, DMNIC_MAX_QUEUES);
+    bitmap_zero(core->tx_pending, DMNIC_MAX_QUEUES);
+    for (qi = find_first_bit(todo, core->num_queues); qi < core->num_queues;
+         qi = find_next_bit(todo, core->num_queues, qi + 1)) {
+        bool more = dmnic_tx_process(core, qi, DMNIC_TX_BURST);
 
-        todo &= todo - 1;
-        if (qi >= core->num_queues) {
-            continue;
-        }
-        more = dmnic_tx_process(core, qi, DMNIC_TX_BURST);
         trace_devmem_nic_tx_bh(qi, more);
         if (more) {
-            core->tx_pending |= 1ull << qi;
+            set_bit(qi, core->tx_pending);
         } else {
             devmem_nic_fault_tx_idle(core, qi);
         }
     }
-    if (core->tx_pending) {
+    if (devmem_nic_core_tx_pending(core)) {
         qemu_bh_schedule(core->tx_bh);
     }
 }
@@ -1807,7 +1809,7 @@ static void dmnic_vm_state_change(void *opaque, bool running,
         core->link_irq_pending = false;
         dmnic_admin_event(core, DMNIC_INT_LINK);
     }
-    if (core->tx_pending) {
+    if (devmem_nic_core_tx_pending(core)) {
         qemu_bh_schedule(core->tx_bh);
     }
     devmem_nic_fault_vm_running(core);
@@ -1883,7 +1885,7 @@ void devmem_nic_core_reset(DevmemNicCore *core)
     memset(core->fs_rules, 0, sizeof(core->fs_rules));
     memset(core->gstats, 0, sizeof(core->gstats));
     core->badq_logged = false;
-    core->tx_pending = 0;
+    bitmap_zero(core->tx_pending, DMNIC_MAX_QUEUES);
     devmem_nic_gro_discard(core, -1);
     core->gro_ctrl = 0;
     core->gro_timeout = DMNIC_GRO_TIMEOUT_RESET;
@@ -2129,6 +2131,9 @@ uint64_t devmem_nic_core_read(DevmemNicCore *core, hwaddr addr, unsigned size)
             break;
         case DMNIC_REG_ERR_QMAP_HI:
             val = dmnic_err_qmap(core, 32);
+            break;
+        case DMNIC_REG_ERR_QMAP_X:
+            val = dmnic_err_qmap(core, 64);
             break;
         case DMNIC_REG_NUM_FS_RULES:
             val = DMNIC_NUM_FS_RULES;
@@ -2534,6 +2539,11 @@ void devmem_nic_core_realize(DevmemNicCore *core)
 {
     DeviceState *dev = DEVICE(core->owner);
 
+    /* the queue blocks end where the RSS context tables start (spec) */
+    QEMU_BUILD_BUG_ON(DMNIC_QREG(DMNIC_MAX_QUEUES, 0) > DMNIC_RSS_CTX_BASE);
+    QEMU_BUILD_BUG_ON(DMNIC_RSS_CTX_TABLE(DMNIC_RSS_NUM_CTX) >
+                      DMNIC_BAR_REGS_SIZE);
+    QEMU_BUILD_BUG_ON(DMNIC_MAX_QUEUES > 96);   /* three ERR_QMAP words */
     core->tx_buf = g_malloc0(DMNIC_TX_BUF_SIZE);
     core->tx_seg = g_malloc0(DMNIC_TSO_MAX_SEG + 1);
     devmem_nic_psp_realize(&core->psp);
@@ -2681,7 +2691,7 @@ static int dmnic_core_post_load(void *opaque, int version_id)
     trace_devmem_nic_link(!!core->link_status);
 
     /* TX posted on the source but not yet processed: run it here */
-    core->tx_pending = 0;
+    bitmap_zero(core->tx_pending, DMNIC_MAX_QUEUES);
     for (qi = 0; qi < core->num_queues; qi++) {
         if (dmnic_tx_running(&core->q[qi])) {
             dmnic_tx_schedule(core, qi);
@@ -2817,8 +2827,8 @@ static const VMStateDescription vmstate_dmnic_gro = {
         VMSTATE_UINT32(gro_ctrl, DevmemNicCore),
         VMSTATE_UINT32(gro_timeout, DevmemNicCore),
         VMSTATE_UINT32(gro_max_age, DevmemNicCore),
-        VMSTATE_STRUCT_ARRAY(q, DevmemNicCore, DMNIC_MAX_QUEUES, 1,
-                             vmstate_dmnic_queue_gro, DmnicQueue),
+        VMSTATE_STRUCT_SUB_ARRAY(q, DevmemNicCore, 0, DMNIC_MIG_QUEUES_V1, 1,
+                                 vmstate_dmnic_queue_gro, DmnicQueue),
         VMSTATE_END_OF_LIST()
     },
 };
@@ -2843,8 +2853,8 @@ static const VMStateDescription vmstate_dmnic_lso = {
     .minimum_version_id = 1,
     .needed = dmnic_lso_needed,
     .fields = (const VMStateField[]) {
-        VMSTATE_STRUCT_ARRAY(q, DevmemNicCore, DMNIC_MAX_QUEUES, 1,
-                             vmstate_dmnic_queue_lso, DmnicQueue),
+        VMSTATE_STRUCT_SUB_ARRAY(q, DevmemNicCore, 0, DMNIC_MIG_QUEUES_V1, 1,
+                                 vmstate_dmnic_queue_lso, DmnicQueue),
         VMSTATE_END_OF_LIST()
     },
 };
@@ -2856,7 +2866,8 @@ static const VMStateDescription vmstate_dmnic_held = {
     .needed = dmnic_held_needed,
     .post_load = dmnic_held_post_load,
     .fields = (const VMStateField[]) {
-        VMSTATE_UINT32_ARRAY(mig_held_lost, DevmemNicCore, DMNIC_MAX_QUEUES),
+        VMSTATE_UINT32_SUB_ARRAY(mig_held_lost, DevmemNicCore, 0,
+                                 DMNIC_MIG_QUEUES_V1),
         VMSTATE_END_OF_LIST()
     },
 };
@@ -2883,6 +2894,95 @@ static const VMStateDescription vmstate_dmnic_rss_key_ext = {
     },
 };
 
+/*
+ * 1.3: queue pairs 64..71, sent when the device has them (num_queues must
+ * match): all their state of the sections and subsections above, which
+ * hold queue pairs 0..63 as devices before had
+ */
+static bool dmnic_queues_hi_needed(void *opaque)
+{
+    DevmemNicCore *core = opaque;
+
+    return core->num_queues > DMNIC_MIG_QUEUES_V1;
+}
+
+static int dmnic_queues_hi_post_load(void *opaque, int version_id)
+{
+    DevmemNicCore *core = opaque;
+    unsigned qi;
+
+    /* as dmnic_held_post_load() and the PTP post_load do for the others */
+    for (qi = DMNIC_MIG_QUEUES_V1; qi < DMNIC_MAX_QUEUES; qi++) {
+        if (qi < core->num_queues) {
+            core->q[qi].stats[DMNIC_QS_RX_DROP_NOBUF] +=
+                core->mig_held_lost[qi];
+        }
+        core->mig_held_lost[qi] = 0;
+        core->ptp.rxts[qi] &= ~(uint64_t)(DMNIC_PTP_TS_SIZE - 1);
+        core->ptp.txts[qi] &= ~(uint64_t)(DMNIC_PTP_TS_SIZE - 1);
+    }
+    return 0;
+}
+
+static const VMStateDescription vmstate_dmnic_queues_hi = {
+    .name = "devmem-nic-core/queues-hi",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .needed = dmnic_queues_hi_needed,
+    .post_load = dmnic_queues_hi_post_load,
+    .fields = (const VMStateField[]) {
+        VMSTATE_STRUCT_SUB_ARRAY(q, DevmemNicCore, DMNIC_MIG_QUEUES_V1,
+                                 DMNIC_MIG_QUEUES_HI, 1, vmstate_dmnic_queue,
+                                 DmnicQueue),
+        VMSTATE_STRUCT_SUB_ARRAY(q, DevmemNicCore, DMNIC_MIG_QUEUES_V1,
+                                 DMNIC_MIG_QUEUES_HI, 1,
+                                 vmstate_dmnic_queue_gro, DmnicQueue),
+        VMSTATE_STRUCT_SUB_ARRAY(q, DevmemNicCore, DMNIC_MIG_QUEUES_V1,
+                                 DMNIC_MIG_QUEUES_HI, 1,
+                                 vmstate_dmnic_queue_lso, DmnicQueue),
+        VMSTATE_UINT32_SUB_ARRAY(mig_held_lost, DevmemNicCore,
+                                 DMNIC_MIG_QUEUES_V1, DMNIC_MIG_QUEUES_HI),
+        VMSTATE_UINT64_SUB_ARRAY(psp.qstats[DMNIC_MIG_QUEUES_V1],
+                                 DevmemNicCore, 0,
+                                 DMNIC_MIG_QUEUES_HI * DMNIC_PSP_QS_NUM),
+        VMSTATE_UINT64_SUB_ARRAY(ptp.rxts, DevmemNicCore, DMNIC_MIG_QUEUES_V1,
+                                 DMNIC_MIG_QUEUES_HI),
+        VMSTATE_UINT64_SUB_ARRAY(ptp.txts, DevmemNicCore, DMNIC_MIG_QUEUES_V1,
+                                 DMNIC_MIG_QUEUES_HI),
+        VMSTATE_END_OF_LIST()
+    },
+};
+
+/* 1.3: RSS contexts 8..32, sent when a table differs from reset */
+static bool dmnic_rss_ctx_hi_needed(void *opaque)
+{
+    DevmemNicCore *core = opaque;
+    unsigned c, i;
+
+    for (c = DMNIC_MIG_RSS_CTX_V1; c < DMNIC_RSS_NUM_CTX; c++) {
+        for (i = 0; i < DMNIC_RSS_INDIR_SIZE; i++) {
+            if (dmnic_rss_table(core, c)[i] != i % core->num_queues) {
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+static const VMStateDescription vmstate_dmnic_rss_ctx_hi = {
+    .name = "devmem-nic-core/rss-ctx-hi",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .needed = dmnic_rss_ctx_hi_needed,
+    .fields = (const VMStateField[]) {
+        VMSTATE_UINT32_SUB_ARRAY(rss_ctx_indir[DMNIC_MIG_RSS_CTX_V1 - 1],
+                                 DevmemNicCore, 0,
+                                 (DMNIC_RSS_NUM_CTX - DMNIC_MIG_RSS_CTX_V1) *
+                                 DMNIC_RSS_INDIR_SIZE),
+        VMSTATE_END_OF_LIST()
+    },
+};
+
 const VMStateDescription vmstate_devmem_nic_core = {
     .name = "devmem-nic-core",
     .version_id = 1,
@@ -2900,15 +3000,17 @@ const VMStateDescription vmstate_devmem_nic_core = {
         VMSTATE_UINT8_SUB_ARRAY(rss_key, DevmemNicCore, 0, DMNIC_RSS_KEY_SIZE),
         VMSTATE_UINT32_ARRAY(rss_indir, DevmemNicCore, DMNIC_RSS_INDIR_SIZE),
         VMSTATE_UINT32_ARRAY(rss_hfields, DevmemNicCore, DMNIC_RSS_NUM_TYPES),
-        VMSTATE_UINT32_2DARRAY(rss_ctx_indir, DevmemNicCore,
-                               DMNIC_RSS_NUM_CTX - 1, DMNIC_RSS_INDIR_SIZE),
+        /* contexts 1..7: the stream's 2D array of before, flat */
+        VMSTATE_UINT32_SUB_ARRAY(rss_ctx_indir[0], DevmemNicCore, 0,
+                                 (DMNIC_MIG_RSS_CTX_V1 - 1) *
+                                 DMNIC_RSS_INDIR_SIZE),
         VMSTATE_UINT32(fs_index, DevmemNicCore),
         VMSTATE_UINT32_ARRAY(fs_data, DevmemNicCore, DMNIC_FS_WORDS),
         VMSTATE_UINT32_ARRAY(fs_rules, DevmemNicCore,
                              DMNIC_NUM_FS_RULES * DMNIC_FS_WORDS),
         VMSTATE_UINT64_ARRAY(gstats, DevmemNicCore, DMNIC_GS_NUM),
-        VMSTATE_STRUCT_ARRAY(q, DevmemNicCore, DMNIC_MAX_QUEUES, 1,
-                             vmstate_dmnic_queue, DmnicQueue),
+        VMSTATE_STRUCT_SUB_ARRAY(q, DevmemNicCore, 0, DMNIC_MIG_QUEUES_V1, 1,
+                                 vmstate_dmnic_queue, DmnicQueue),
         VMSTATE_END_OF_LIST()
     },
     .subsections = (const VMStateDescription * const []) {
@@ -2921,6 +3023,8 @@ const VMStateDescription vmstate_devmem_nic_core = {
         &vmstate_devmem_nic_mac,
         &vmstate_devmem_nic_ptp,
         &vmstate_devmem_nic_shaper,
+        &vmstate_dmnic_queues_hi,
+        &vmstate_dmnic_rss_ctx_hi,
         NULL
     },
 };

@@ -7,6 +7,7 @@
 
 #include "net/net.h"
 #include "qemu/timer.h"
+#include "qemu/bitmap.h"
 #include "devmem-nic-regs.h"
 #include "devmem-nic-fault.h"
 #include "devmem-nic-psp.h"
@@ -65,6 +66,15 @@ enum {
     DMNIC_GS_RX_RUNT,
     DMNIC_GS_NUM,
 };
+
+/*
+ * The migration stream of devices up to 1.3 held 64 queue pairs and 8 RSS
+ * contexts in its sections; the rest (1.3: up to 72 queue pairs, 33
+ * contexts) is in subsections sent only when in use.
+ */
+#define DMNIC_MIG_QUEUES_V1     64
+#define DMNIC_MIG_RSS_CTX_V1    8
+#define DMNIC_MIG_QUEUES_HI     (DMNIC_MAX_QUEUES - DMNIC_MIG_QUEUES_V1)
 
 /* Who holds the link down, in the migration stream */
 #define DMNIC_LINK_DOWN_NET     (1u << 0)   /* set_link (nc->link_down) */
@@ -232,7 +242,7 @@ typedef struct DevmemNicCore {
     uint32_t default_queue;
     uint8_t rss_key[DMNIC_RSS_KEY_SIZE_MAX];
     uint32_t rss_indir[DMNIC_RSS_INDIR_SIZE];
-    /* hashed fields per hash type, tables of RSS contexts 1..7 */
+    /* hashed fields per hash type, tables of RSS contexts 1..32 */
     uint32_t rss_hfields[DMNIC_RSS_NUM_TYPES];
     uint32_t rss_ctx_indir[DMNIC_RSS_NUM_CTX - 1][DMNIC_RSS_INDIR_SIZE];
     uint32_t fs_index;
@@ -257,7 +267,7 @@ typedef struct DevmemNicCore {
 
     /* TX runs in this bottom half; bit q: queue q has TX work to look at */
     QEMUBH *tx_bh;
-    uint64_t tx_pending;
+    DECLARE_BITMAP(tx_pending, DMNIC_MAX_QUEUES);
     VMChangeStateEntry *vmse;
 
     /* hardware GRO (devmem-nic-gro.c): registers, contexts, timer */
@@ -304,6 +314,7 @@ void devmem_nic_core_write(DevmemNicCore *core, hwaddr addr, uint64_t val,
 ssize_t devmem_nic_core_receive(DevmemNicCore *core, const uint8_t *buf,
                                 size_t size);
 bool devmem_nic_core_link_up(DevmemNicCore *core);
+bool devmem_nic_core_tx_pending(DevmemNicCore *core);
 void devmem_nic_core_link_changed(DevmemNicCore *core);
 
 /* Hardware GRO, devmem-nic-gro.c */

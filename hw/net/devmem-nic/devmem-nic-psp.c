@@ -729,8 +729,9 @@ const VMStateDescription vmstate_devmem_nic_psp = {
         VMSTATE_UINT8_ARRAY(psp.key, DevmemNicCore, DMNIC_PSP_KEY_MAX),
         VMSTATE_UINT64(psp.tx_iv, DevmemNicCore),
         VMSTATE_UINT64_ARRAY(psp.gstats, DevmemNicCore, DMNIC_PSP_GS_NUM),
-        VMSTATE_UINT64_2DARRAY(psp.qstats, DevmemNicCore, DMNIC_MAX_QUEUES,
-                               DMNIC_PSP_QS_NUM),
+        /* queues 0..63 (the rest: devmem-nic-core/queues-hi), flat */
+        VMSTATE_UINT64_SUB_ARRAY(psp.qstats[0], DevmemNicCore, 0,
+                                 DMNIC_MIG_QUEUES_V1 * DMNIC_PSP_QS_NUM),
         VMSTATE_UINT8_2DARRAY(psp.sa_key, DevmemNicCore, DMNIC_PSP_TX_SA_NUM,
                               DMNIC_PSP_KEY_MAX),
         VMSTATE_UINT32_ARRAY(psp.sa_spi, DevmemNicCore, DMNIC_PSP_TX_SA_NUM),

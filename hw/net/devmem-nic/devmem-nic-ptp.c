@@ -316,8 +316,11 @@ const VMStateDescription vmstate_devmem_nic_ptp = {
         VMSTATE_UINT64(ptp.arg, DevmemNicCore),
         VMSTATE_UINT64(ptp.base, DevmemNicCore),
         VMSTATE_UINT32(ptp.sample_hi, DevmemNicCore),
-        VMSTATE_UINT64_ARRAY(ptp.rxts, DevmemNicCore, DMNIC_MAX_QUEUES),
-        VMSTATE_UINT64_ARRAY(ptp.txts, DevmemNicCore, DMNIC_MAX_QUEUES),
+        /* queues 0..63 (the rest: devmem-nic-core/queues-hi) */
+        VMSTATE_UINT64_SUB_ARRAY(ptp.rxts, DevmemNicCore, 0,
+                                 DMNIC_MIG_QUEUES_V1),
+        VMSTATE_UINT64_SUB_ARRAY(ptp.txts, DevmemNicCore, 0,
+                                 DMNIC_MIG_QUEUES_V1),
         VMSTATE_END_OF_LIST()
     },
 };

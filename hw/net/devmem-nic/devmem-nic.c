@@ -194,7 +194,7 @@ DevmemNicCore *devmem_nic_core_of(Object *obj)
 /* Host side, for tests: TX work is scheduled and not yet looked at */
 static bool devmem_nic_get_tx_pending(Object *obj, Error **errp)
 {
-    return DEVMEM_NIC(obj)->core.tx_pending != 0;
+    return devmem_nic_core_tx_pending(&DEVMEM_NIC(obj)->core);
 }
 
 static void devmem_nic_class_init(ObjectClass *klass, const void *data)

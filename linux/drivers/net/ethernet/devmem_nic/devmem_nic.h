@@ -68,6 +68,12 @@
 #define DMNIC_XDP_MAX_MTU	(DMNIC_XDP_BUF_LEN - ETH_HLEN - 2 * VLAN_HLEN)
 
 #define DMNIC_NUM_RULES		DMNIC_NUM_FS_RULES
+/*
+ * Channels at probe: what the harness gave the device before it could have
+ * 72 (rss_ctx.py's context32 raises them with ethtool -L), so the other
+ * tests' queue count and memory stay as they were.
+ */
+#define DMNIC_DEFAULT_QUEUES	16
 /* GSO types of the tunnels whose inner IP header TXD_TNL_INNER names */
 #define DMNIC_GSO_TNL		(SKB_GSO_UDP_TUNNEL | SKB_GSO_UDP_TUNNEL_CSUM | \
 				 SKB_GSO_GRE | SKB_GSO_GRE_CSUM)
@@ -417,6 +423,7 @@ struct dmnic {
 	/* tables of RSS contexts 1.. (row 0 unused: rss_indir), live bits */
 	u32 rss_ctx_indir[DMNIC_RSS_NUM_CTX][DMNIC_RSS_INDIR_SIZE];
 	unsigned long rss_ctx_live;
+	u32 rss_num_ctx;		/* REG_RSS_NUM_CTX, <= DMNIC_RSS_NUM_CTX */
 
 	struct dmnic_rule rules[DMNIC_NUM_RULES];
 

@@ -941,8 +941,11 @@ static int dmnic_create_rxfh_context(struct net_device *netdev,
 		NL_SET_ERR_MSG_MOD(extack, "device has no additional RSS contexts");
 		return -EOPNOTSUPP;
 	}
-	if (!id || id >= DMNIC_RSS_NUM_CTX)
+	if (!id || id >= dm->rss_num_ctx) {
+		NL_SET_ERR_MSG_FMT_MOD(extack, "the device has %u RSS contexts",
+				       dm->rss_num_ctx);
 		return -EINVAL;
+	}
 	err = dmnic_rss_hash_check(dm, rxfh, extack);
 	if (err)
 		return err;

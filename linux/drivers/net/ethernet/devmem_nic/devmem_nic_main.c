@@ -67,7 +67,8 @@ static void dmnic_health_work(struct work_struct *work)
 
 	if (netif_running(dm->netdev) &&
 	    (dmnic_rd32(dm, DMNIC_REG_ERR_QMAP_LO) |
-	     dmnic_rd32(dm, DMNIC_REG_ERR_QMAP_HI)))
+	     dmnic_rd32(dm, DMNIC_REG_ERR_QMAP_HI) |
+	     (dm->max_queues > 64 ? dmnic_rd32(dm, DMNIC_REG_ERR_QMAP_X) : 0)))
 		queue_delayed_work(system_dfl_wq, &dm->qerr_work,
 				   READ_ONCE(dm->qerr_delay));
 	queue_delayed_work(system_dfl_wq, &dm->health_work,

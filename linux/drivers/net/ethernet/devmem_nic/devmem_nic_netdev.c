@@ -1593,6 +1593,10 @@ void dmnic_netdev_init(struct dmnic *dm)
 	netdev->hw_features = NETIF_F_SG | NETIF_F_HW_CSUM | NETIF_F_RXCSUM |
 			      NETIF_F_RXHASH;
 	dm->caps = dmnic_rd32(dm, DMNIC_REG_CAPS);
+	/* 1.3 devices have 33 RSS contexts, older ones 8 */
+	static_assert(DMNIC_RSS_NUM_CTX <= BITS_PER_LONG);	/* rss_ctx_live */
+	dm->rss_num_ctx = min_t(u32, dmnic_rd32(dm, DMNIC_REG_RSS_NUM_CTX),
+				DMNIC_RSS_NUM_CTX);
 	dm->fec_mode = DMNIC_FEC_RS;	/* 1.3: the device's reset value */
 	if (dm->caps & DMNIC_CAPS_TSO) {
 		/* Default GSO limits fit: IP length <= 64K, no BIG TCP. */
@@ -1634,7 +1638,7 @@ void dmnic_netdev_init(struct dmnic *dm)
 	netdev->min_mtu = ETH_MIN_MTU;
 	netdev->max_mtu = DMNIC_MAX_MTU;
 
-	dm->num_queues = dm->max_queues;
+	dm->num_queues = min_t(u32, dm->max_queues, DMNIC_DEFAULT_QUEUES);
 	dm->rx_ring_size = DMNIC_RING_DEFAULT;
 	dm->tx_ring_size = DMNIC_RING_DEFAULT;
 	dm->hds_enabled = true;

@@ -32,14 +32,14 @@
 #define DMNIC_MSIX_PBA_OFFSET       0x2000
 
 /* Limits */
-#define DMNIC_MAX_QUEUES            64      /* `queues` property: 1..64 */
+#define DMNIC_MAX_QUEUES            72      /* `queues` property: 1..72 */
 #define DMNIC_RING_SIZE_MIN         8       /* entries, power of two */
 #define DMNIC_RING_SIZE_MAX         32768
 #define DMNIC_NUM_FS_RULES          256
 #define DMNIC_RSS_INDIR_SIZE        128
 #define DMNIC_RSS_KEY_SIZE          40      /* bytes */
 #define DMNIC_RSS_KEY_SIZE_MAX      52      /* 1.2: bytes, REG_RSS_KEY_SIZE */
-#define DMNIC_RSS_NUM_CTX           8       /* RSS contexts, 0 = default */
+#define DMNIC_RSS_NUM_CTX           33      /* RSS contexts, 0 = default */
 #define DMNIC_HDS_THRESH_MAX        65535
 #define DMNIC_RX_HDR_BUF_MIN        128     /* bytes, smallest header buffer */
 #define DMNIC_BUF_LEN_MAX           65536   /* bytes, any RX/TX buffer */
@@ -89,6 +89,7 @@
 #define DMNIC_REG_NUM_FS_RULES      0x0030  /* RO: DMNIC_NUM_FS_RULES */
 #define DMNIC_REG_RSS_INDIR_SIZE    0x0034  /* RO: DMNIC_RSS_INDIR_SIZE */
 #define DMNIC_REG_RSS_NUM_CTX       0x0038  /* RO: DMNIC_RSS_NUM_CTX */
+#define DMNIC_REG_ERR_QMAP_X        0x003c  /* RO: queues 64..71 in error */
 #define DMNIC_REG_GRO_CTRL          0x0040  /* RW: 1.2 hardware GRO */
 #define DMNIC_GRO_CTRL_HW           BIT(0)   /* GRO-HW rules */
 #define DMNIC_GRO_CTRL_LRO          BIT(1)   /* LRO (ignored with HW) */

@@ -770,7 +770,7 @@ static void dmnic_test_rss_indir_size(struct kunit *test)
 	u32 tbl[DMNIC_RSS_INDIR_SIZE];
 	unsigned int nq, i;
 
-	for (nq = 1; nq <= 64; nq++) {
+	for (nq = 1; nq <= DMNIC_MAX_QUEUES; nq++) {
 		u32 n = dmnic_rss_indir_size(nq);
 
 		KUNIT_EXPECT_TRUE(test, is_power_of_2(n));
