@@ -36,7 +36,9 @@
                                  DMNIC_Q_CTRL_HDS_ENABLE)
 #define DMNIC_Q_INT_ALL         (DMNIC_Q_INT_RX | DMNIC_Q_INT_TX)
 #define DMNIC_INT_ALL           (DMNIC_INT_LINK | DMNIC_INT_QERR)
-#define DMNIC_RSS_CTRL_RW       (DMNIC_RSS_CTRL_ENABLE | DMNIC_RSS_CTRL_SYM_XOR)
+#define DMNIC_RSS_CTRL_RW       (DMNIC_RSS_CTRL_ENABLE | \
+                                 DMNIC_RSS_CTRL_SYM_XOR | \
+                                 DMNIC_RSS_CTRL_TBL512)
 
 /* Microsoft's key; 1.2 bytes 40..51 repeat bytes 0..11 */
 static const uint8_t dmnic_default_rss_key[DMNIC_RSS_KEY_SIZE_MAX] = {
@@ -481,7 +483,16 @@ static bool dmnic_psp_rx(DevmemNicCore *core, DmnicPkt *p, const uint8_t **buf,
 /* Indirection table of RSS context ctx (< DMNIC_RSS_NUM_CTX) */
 static uint32_t *dmnic_rss_table(DevmemNicCore *core, unsigned ctx)
 {
-    return ctx ? core->rss_ctx_indir[ctx - 1] : core->rss_indir;
+    return core->rss_tbl[ctx];
+}
+
+/* The table entry a hash selects: hash & 127, or hash & 511 with TBL512 */
+static unsigned dmnic_rss_entry(DevmemNicCore *core, uint32_t hash)
+{
+    if (core->rss_ctrl & DMNIC_RSS_CTRL_TBL512) {
+        return hash & (DMNIC_RSS_TBL_SIZE - 1);
+    }
+    return hash & (DMNIC_RSS_INDIR_SIZE - 1);
 }
 
 /* The IP hash type (IPV4 or IPV6) of hash type t */
@@ -657,6 +668,7 @@ static uint32_t dmnic_rss_ctx_queue(DevmemNicCore *core, const DmnicPkt *p,
     unsigned ctx = (action & DMNIC_FS_ACTION_CTX_MASK) >>
                    DMNIC_FS_ACTION_CTX_SHIFT;
     uint32_t hash = (p->flags & DMNIC_RXC_F_RSS) ? p->hash : 0;
+    unsigned entry = dmnic_rss_entry(core, hash);
     uint32_t queue;
 
     if (ctx >= DMNIC_RSS_NUM_CTX) {
@@ -665,9 +677,8 @@ static uint32_t dmnic_rss_ctx_queue(DevmemNicCore *core, const DmnicPkt *p,
     }
     /* both 16 bits (post_load masks loaded tables): the sum cannot wrap */
     queue = (action & DMNIC_FS_ACTION_QUEUE_MASK) +
-            (dmnic_rss_table(core, ctx)[hash % DMNIC_RSS_INDIR_SIZE] &
-             DMNIC_RSS_INDIR_QUEUE_MASK);
-    trace_devmem_nic_rx_rss_ctx(rule, ctx, hash, queue);
+            (dmnic_rss_table(core, ctx)[entry] & DMNIC_RSS_INDIR_QUEUE_MASK);
+    trace_devmem_nic_rx_rss_ctx(rule, ctx, hash, entry, queue);
     return queue;
 }
 
@@ -697,7 +708,10 @@ static int dmnic_select_queue(DevmemNicCore *core, DmnicPkt *p)
     }
     if ((core->rss_ctrl & DMNIC_RSS_CTRL_ENABLE) &&
         (p->flags & DMNIC_RXC_F_RSS)) {
-        queue = core->rss_indir[p->hash % DMNIC_RSS_INDIR_SIZE];
+        unsigned entry = dmnic_rss_entry(core, p->hash);
+
+        queue = dmnic_rss_table(core, 0)[entry];
+        trace_devmem_nic_rx_rss(p->hash, entry, queue);
     } else {
         queue = core->default_queue;
     }
@@ -1858,7 +1872,7 @@ static void dmnic_rss_tables_reset(DevmemNicCore *core)
     unsigned c, i;
 
     for (c = 0; c < DMNIC_RSS_NUM_CTX; c++) {
-        for (i = 0; i < DMNIC_RSS_INDIR_SIZE; i++) {
+        for (i = 0; i < DMNIC_RSS_TBL_SIZE; i++) {
             dmnic_rss_table(core, c)[i] = i % core->num_queues;
         }
     }
@@ -2031,6 +2045,35 @@ static uint32_t dmnic_err_qmap(DevmemNicCore *core, unsigned first)
 }
 
 /*
+ * The indirection table entry behind RSS table register @addr, or NULL:
+ * REG_RSS_INDIR (context 0) and REG_RSS_CTX_INDIR (contexts 0..7) are
+ * entries 0..127, RSS_TBL has all 512 entries of every context.  The
+ * memory core passes only 4-byte aligned accesses.
+ */
+static uint32_t *dmnic_rss_reg(DevmemNicCore *core, hwaddr addr)
+{
+    hwaddr off;
+
+    if (addr >= DMNIC_REG_RSS_INDIR &&
+        addr < DMNIC_REG_RSS_INDIR + DMNIC_RSS_INDIR_SIZE * 4) {
+        return &core->rss_tbl[0][(addr - DMNIC_REG_RSS_INDIR) / 4];
+    }
+    if (addr >= DMNIC_RSS_CTX_BASE &&
+        addr < DMNIC_RSS_CTX_TABLE(DMNIC_RSS_NUM_CTX_V11)) {
+        off = addr - DMNIC_RSS_CTX_BASE;
+        return &core->rss_tbl[off / DMNIC_RSS_CTX_STRIDE]
+                             [off % DMNIC_RSS_CTX_STRIDE / 4];
+    }
+    if (addr >= DMNIC_RSS_TBL_BASE &&
+        addr < DMNIC_RSS_TBL_CTX(DMNIC_RSS_NUM_CTX)) {
+        off = addr - DMNIC_RSS_TBL_BASE;
+        return &core->rss_tbl[off / DMNIC_RSS_TBL_STRIDE]
+                             [off % DMNIC_RSS_TBL_STRIDE / 4];
+    }
+    return NULL;
+}
+
+/*
  * The flow rule data word at @addr, or -1 if @addr is not a rule data
  * register (0x618 and 0x61c, between FS_PORTS_MASK and FS_SRC_IP, are
  * undefined)
@@ -2072,15 +2115,8 @@ uint64_t devmem_nic_core_read(DevmemNicCore *core, hwaddr addr, unsigned size)
     } else if (addr >= DMNIC_REG_RSS_KEY &&
                addr < DMNIC_REG_RSS_KEY + DMNIC_RSS_KEY_SIZE_MAX) {
         val = ldl_le_p(core->rss_key + (addr - DMNIC_REG_RSS_KEY));
-    } else if (addr >= DMNIC_REG_RSS_INDIR &&
-               addr < DMNIC_REG_RSS_INDIR + DMNIC_RSS_INDIR_SIZE * 4) {
-        val = core->rss_indir[(addr - DMNIC_REG_RSS_INDIR) / 4];
-    } else if (addr >= DMNIC_RSS_CTX_BASE &&
-               addr < DMNIC_RSS_CTX_TABLE(DMNIC_RSS_NUM_CTX)) {
-        hwaddr off = addr - DMNIC_RSS_CTX_BASE;
-
-        val = dmnic_rss_table(core, off / DMNIC_RSS_CTX_STRIDE)
-              [off % DMNIC_RSS_CTX_STRIDE / 4];
+    } else if (dmnic_rss_reg(core, addr)) {
+        val = *dmnic_rss_reg(core, addr);
     } else if (addr >= DMNIC_REG_RSS_HFIELDS(1) &&
                addr < DMNIC_REG_RSS_HFIELDS(DMNIC_RSS_NUM_TYPES + 1)) {
         val = core->rss_hfields[(addr - DMNIC_REG_RSS_HFIELDS(1)) / 4];
@@ -2105,7 +2141,7 @@ uint64_t devmem_nic_core_read(DevmemNicCore *core, hwaddr addr, unsigned size)
                   DMNIC_CAPS_RSS_FLOW_LABEL | DMNIC_CAPS_USO |
                   DMNIC_CAPS_PAUSE | DMNIC_CAPS_FEC | DMNIC_CAPS_PTP |
                   DMNIC_CAPS_TSO_IPXIP | DMNIC_CAPS_SHAPER |
-                  DMNIC_CAPS_TSO_TNL;
+                  DMNIC_CAPS_TSO_TNL | DMNIC_CAPS_RSS_TBL512;
             val |= devmem_nic_psp_available() ? DMNIC_CAPS_PSP : 0;
             break;
         case DMNIC_REG_CTRL:
@@ -2140,6 +2176,9 @@ uint64_t devmem_nic_core_read(DevmemNicCore *core, hwaddr addr, unsigned size)
             break;
         case DMNIC_REG_RSS_INDIR_SIZE:
             val = DMNIC_RSS_INDIR_SIZE;
+            break;
+        case DMNIC_REG_RSS_TBL_SIZE:
+            val = DMNIC_RSS_TBL_SIZE;
             break;
         case DMNIC_REG_RSS_KEY_SIZE:
             val = DMNIC_RSS_KEY_SIZE_MAX;
@@ -2460,16 +2499,8 @@ void devmem_nic_core_write(DevmemNicCore *core, hwaddr addr, uint64_t val64,
     } else if (addr >= DMNIC_REG_RSS_KEY &&
                addr < DMNIC_REG_RSS_KEY + DMNIC_RSS_KEY_SIZE_MAX) {
         stl_le_p(core->rss_key + (addr - DMNIC_REG_RSS_KEY), val);
-    } else if (addr >= DMNIC_REG_RSS_INDIR &&
-               addr < DMNIC_REG_RSS_INDIR + DMNIC_RSS_INDIR_SIZE * 4) {
-        core->rss_indir[(addr - DMNIC_REG_RSS_INDIR) / 4] =
-            val & DMNIC_RSS_INDIR_QUEUE_MASK;
-    } else if (addr >= DMNIC_RSS_CTX_BASE &&
-               addr < DMNIC_RSS_CTX_TABLE(DMNIC_RSS_NUM_CTX)) {
-        hwaddr off = addr - DMNIC_RSS_CTX_BASE;
-
-        dmnic_rss_table(core, off / DMNIC_RSS_CTX_STRIDE)
-            [off % DMNIC_RSS_CTX_STRIDE / 4] = val & DMNIC_RSS_INDIR_QUEUE_MASK;
+    } else if (dmnic_rss_reg(core, addr)) {
+        *dmnic_rss_reg(core, addr) = val & DMNIC_RSS_INDIR_QUEUE_MASK;
     } else if (addr >= DMNIC_REG_RSS_HFIELDS(1) &&
                addr < DMNIC_REG_RSS_HFIELDS(DMNIC_RSS_NUM_TYPES + 1)) {
         dmnic_rss_set_hfields(core, (addr - DMNIC_REG_RSS_HFIELDS(1)) / 4 + 1,
@@ -2539,10 +2570,20 @@ void devmem_nic_core_realize(DevmemNicCore *core)
 {
     DeviceState *dev = DEVICE(core->owner);
 
-    /* the queue blocks end where the RSS context tables start (spec) */
+    /* the queue blocks end where the 1.1 RSS context window starts */
     QEMU_BUILD_BUG_ON(DMNIC_QREG(DMNIC_MAX_QUEUES, 0) > DMNIC_RSS_CTX_BASE);
-    QEMU_BUILD_BUG_ON(DMNIC_RSS_CTX_TABLE(DMNIC_RSS_NUM_CTX) >
+    /* that window: 128 entries of contexts 0..7, below SHAPER_Q */
+    QEMU_BUILD_BUG_ON(DMNIC_RSS_CTX_STRIDE != DMNIC_RSS_INDIR_SIZE * 4);
+    QEMU_BUILD_BUG_ON(DMNIC_RSS_CTX_TABLE(DMNIC_RSS_NUM_CTX_V11) >
+                      DMNIC_SHAPER_Q_BASE);
+    /* RSS_TBL: 512 entries of every context, above SHAPER_Q, in BAR0 */
+    QEMU_BUILD_BUG_ON(DMNIC_RSS_TBL_STRIDE != DMNIC_RSS_TBL_SIZE * 4);
+    QEMU_BUILD_BUG_ON(DMNIC_SHAPER_Q(128) > DMNIC_RSS_TBL_BASE);
+    QEMU_BUILD_BUG_ON(DMNIC_RSS_TBL_CTX(DMNIC_RSS_NUM_CTX) >
                       DMNIC_BAR_REGS_SIZE);
+    QEMU_BUILD_BUG_ON(DMNIC_RSS_NUM_CTX > 256);     /* FS_ACTION_CTX */
+    /* vmstate_devmem_nic_core lists the tables of contexts 0..7 */
+    QEMU_BUILD_BUG_ON(DMNIC_MIG_RSS_CTX_V1 != 8);
     QEMU_BUILD_BUG_ON(DMNIC_MAX_QUEUES > 96);   /* three ERR_QMAP words */
     core->tx_buf = g_malloc0(DMNIC_TX_BUF_SIZE);
     core->tx_seg = g_malloc0(DMNIC_TSO_MAX_SEG + 1);
@@ -2650,7 +2691,7 @@ static int dmnic_core_post_load(void *opaque, int version_id)
         dmnic_rss_set_hfields(core, i, core->rss_hfields[i - 1]);
     }
     for (c = 0; c < DMNIC_RSS_NUM_CTX; c++) {
-        for (i = 0; i < DMNIC_RSS_INDIR_SIZE; i++) {
+        for (i = 0; i < DMNIC_RSS_TBL_SIZE; i++) {
             dmnic_rss_table(core, c)[i] &= DMNIC_RSS_INDIR_QUEUE_MASK;
         }
     }
@@ -2953,14 +2994,38 @@ static const VMStateDescription vmstate_dmnic_queues_hi = {
     },
 };
 
-/* 1.3: RSS contexts 8..32, sent when a table differs from reset */
-static bool dmnic_rss_ctx_hi_needed(void *opaque)
+/*
+ * Entries 0..127 of context c's table: what the sections of the streams
+ * before CAPS_RSS_TBL512 held (REG_RSS_INDIR, then REG_RSS_CTX_INDIR of
+ * contexts 1..7 as one 2D array: the same bytes as 7 fields)
+ */
+#define DMNIC_VMSTATE_RSS_TBL_V11(c)                                      \
+    VMSTATE_UINT32_SUB_ARRAY(rss_tbl[c], DevmemNicCore, 0,                \
+                             DMNIC_RSS_INDIR_SIZE)
+
+/* Entries 128..511 of context c's table (c < DMNIC_MIG_RSS_CTX_V1) */
+#define DMNIC_VMSTATE_RSS_TBL_HI(c)                                       \
+    VMSTATE_UINT32_SUB_ARRAY(rss_tbl[c], DevmemNicCore,                   \
+                             DMNIC_RSS_INDIR_SIZE,                        \
+                             DMNIC_RSS_TBL_SIZE - DMNIC_RSS_INDIR_SIZE)
+
+/*
+ * CAPS_RSS_TBL512: what the sections above do not hold (entries 128..511
+ * of contexts 0..7, contexts 8..32) and RSS_CTRL_TBL512, sent when TBL512
+ * is set or one of those entries differs from reset.  A destination
+ * without the subsection refuses the stream instead of dropping TBL512.
+ */
+static bool dmnic_rss_tbl512_needed(void *opaque)
 {
     DevmemNicCore *core = opaque;
     unsigned c, i;
 
-    for (c = DMNIC_MIG_RSS_CTX_V1; c < DMNIC_RSS_NUM_CTX; c++) {
-        for (i = 0; i < DMNIC_RSS_INDIR_SIZE; i++) {
+    if (core->rss_ctrl & DMNIC_RSS_CTRL_TBL512) {
+        return true;
+    }
+    for (c = 0; c < DMNIC_RSS_NUM_CTX; c++) {
+        i = c < DMNIC_MIG_RSS_CTX_V1 ? DMNIC_RSS_INDIR_SIZE : 0;
+        for (; i < DMNIC_RSS_TBL_SIZE; i++) {
             if (dmnic_rss_table(core, c)[i] != i % core->num_queues) {
                 return true;
             }
@@ -2969,16 +3034,25 @@ static bool dmnic_rss_ctx_hi_needed(void *opaque)
     return false;
 }
 
-static const VMStateDescription vmstate_dmnic_rss_ctx_hi = {
-    .name = "devmem-nic-core/rss-ctx-hi",
+static const VMStateDescription vmstate_dmnic_rss_tbl512 = {
+    .name = "devmem-nic-core/rss-tbl512",
     .version_id = 1,
     .minimum_version_id = 1,
-    .needed = dmnic_rss_ctx_hi_needed,
+    .needed = dmnic_rss_tbl512_needed,
     .fields = (const VMStateField[]) {
-        VMSTATE_UINT32_SUB_ARRAY(rss_ctx_indir[DMNIC_MIG_RSS_CTX_V1 - 1],
+        DMNIC_VMSTATE_RSS_TBL_HI(0),
+        DMNIC_VMSTATE_RSS_TBL_HI(1),
+        DMNIC_VMSTATE_RSS_TBL_HI(2),
+        DMNIC_VMSTATE_RSS_TBL_HI(3),
+        DMNIC_VMSTATE_RSS_TBL_HI(4),
+        DMNIC_VMSTATE_RSS_TBL_HI(5),
+        DMNIC_VMSTATE_RSS_TBL_HI(6),
+        DMNIC_VMSTATE_RSS_TBL_HI(7),
+        /* contexts 8..32, whole tables, contiguous */
+        VMSTATE_UINT32_SUB_ARRAY(rss_tbl[DMNIC_MIG_RSS_CTX_V1],
                                  DevmemNicCore, 0,
                                  (DMNIC_RSS_NUM_CTX - DMNIC_MIG_RSS_CTX_V1) *
-                                 DMNIC_RSS_INDIR_SIZE),
+                                 DMNIC_RSS_TBL_SIZE),
         VMSTATE_END_OF_LIST()
     },
 };
@@ -2998,12 +3072,15 @@ const VMStateDescription vmstate_devmem_nic_core = {
         VMSTATE_UINT32(rss_ctrl, DevmemNicCore),
         VMSTATE_UINT32(default_queue, DevmemNicCore),
         VMSTATE_UINT8_SUB_ARRAY(rss_key, DevmemNicCore, 0, DMNIC_RSS_KEY_SIZE),
-        VMSTATE_UINT32_ARRAY(rss_indir, DevmemNicCore, DMNIC_RSS_INDIR_SIZE),
+        DMNIC_VMSTATE_RSS_TBL_V11(0),
         VMSTATE_UINT32_ARRAY(rss_hfields, DevmemNicCore, DMNIC_RSS_NUM_TYPES),
-        /* contexts 1..7: the stream's 2D array of before, flat */
-        VMSTATE_UINT32_SUB_ARRAY(rss_ctx_indir[0], DevmemNicCore, 0,
-                                 (DMNIC_MIG_RSS_CTX_V1 - 1) *
-                                 DMNIC_RSS_INDIR_SIZE),
+        DMNIC_VMSTATE_RSS_TBL_V11(1),
+        DMNIC_VMSTATE_RSS_TBL_V11(2),
+        DMNIC_VMSTATE_RSS_TBL_V11(3),
+        DMNIC_VMSTATE_RSS_TBL_V11(4),
+        DMNIC_VMSTATE_RSS_TBL_V11(5),
+        DMNIC_VMSTATE_RSS_TBL_V11(6),
+        DMNIC_VMSTATE_RSS_TBL_V11(7),
         VMSTATE_UINT32(fs_index, DevmemNicCore),
         VMSTATE_UINT32_ARRAY(fs_data, DevmemNicCore, DMNIC_FS_WORDS),
         VMSTATE_UINT32_ARRAY(fs_rules, DevmemNicCore,
@@ -3024,7 +3101,7 @@ const VMStateDescription vmstate_devmem_nic_core = {
         &vmstate_devmem_nic_ptp,
         &vmstate_devmem_nic_shaper,
         &vmstate_dmnic_queues_hi,
-        &vmstate_dmnic_rss_ctx_hi,
+        &vmstate_dmnic_rss_tbl512,
         NULL
     },
 };

@@ -68,12 +68,13 @@ enum {
 };
 
 /*
- * The migration stream of devices up to 1.3 held 64 queue pairs and 8 RSS
- * contexts in its sections; the rest (1.3: up to 72 queue pairs, 33
- * contexts) is in subsections sent only when in use.
+ * The migration stream of devices before CAPS_RSS_TBL512 held 64 queue
+ * pairs and entries 0..127 of 8 RSS contexts in its sections; the rest
+ * (up to 72 queue pairs, 33 contexts of 512 entries) is in subsections
+ * sent only when in use.
  */
 #define DMNIC_MIG_QUEUES_V1     64
-#define DMNIC_MIG_RSS_CTX_V1    8
+#define DMNIC_MIG_RSS_CTX_V1    DMNIC_RSS_NUM_CTX_V11
 #define DMNIC_MIG_QUEUES_HI     (DMNIC_MAX_QUEUES - DMNIC_MIG_QUEUES_V1)
 
 /* Who holds the link down, in the migration stream */
@@ -241,10 +242,13 @@ typedef struct DevmemNicCore {
     uint32_t rss_ctrl;
     uint32_t default_queue;
     uint8_t rss_key[DMNIC_RSS_KEY_SIZE_MAX];
-    uint32_t rss_indir[DMNIC_RSS_INDIR_SIZE];
-    /* hashed fields per hash type, tables of RSS contexts 1..32 */
+    /* hashed fields per hash type */
     uint32_t rss_hfields[DMNIC_RSS_NUM_TYPES];
-    uint32_t rss_ctx_indir[DMNIC_RSS_NUM_CTX - 1][DMNIC_RSS_INDIR_SIZE];
+    /*
+     * The indirection tables of all contexts (RSS_TBL); the 1.1 windows
+     * REG_RSS_INDIR and REG_RSS_CTX_INDIR are entries 0..127 of 0..7
+     */
+    uint32_t rss_tbl[DMNIC_RSS_NUM_CTX][DMNIC_RSS_TBL_SIZE];
     uint32_t fs_index;
     uint32_t fs_data[DMNIC_FS_WORDS];
     uint32_t fs_rules[DMNIC_NUM_FS_RULES * DMNIC_FS_WORDS];

@@ -22,7 +22,7 @@
 
 /* BARs */
 #define DMNIC_BAR_REGS              0       /* 64-bit MMIO, registers */
-#define DMNIC_BAR_REGS_SIZE         0x10000
+#define DMNIC_BAR_REGS_SIZE         0x40000 /* 0x10000 before CAPS_RSS_TBL512 */
 #define DMNIC_BAR_MSIX              4       /* 64-bit MMIO, MSI-X table + PBA */
 #define DMNIC_BAR_MSIX_SIZE         0x4000
 #define DMNIC_MSIX_TABLE_OFFSET     0x0000
@@ -37,6 +37,8 @@
 #define DMNIC_RSS_KEY_SIZE          40      /* bytes */
 #define DMNIC_RSS_KEY_SIZE_MAX      52      /* 1.2: bytes, REG_RSS_KEY_SIZE */
 #define DMNIC_RSS_NUM_CTX           33      /* RSS contexts, 0 = default */
+#define DMNIC_RSS_NUM_CTX_V11       8       /* without CAPS_RSS_TBL512 */
+#define DMNIC_RSS_TBL_SIZE          512     /* CAPS_RSS_TBL512: entries */
 #define DMNIC_HDS_THRESH_MAX        65535
 #define DMNIC_RX_HDR_BUF_MIN        128     /* bytes, smallest header buffer */
 #define DMNIC_BUF_LEN_MAX           65536   /* bytes, any RX/TX buffer */
@@ -103,6 +105,7 @@
 #define DMNIC_GRO_MAX_AGE_MAX       10000000
 #define DMNIC_GRO_MAX_AGE_RESET     100000
 #define DMNIC_REG_RSS_KEY_SIZE      0x0060  /* RO, 1.2: key bytes (52) */
+#define DMNIC_REG_RSS_TBL_SIZE      0x0064  /* RO: DMNIC_RSS_TBL_SIZE */
 /* 1.3 pause frames (CAPS_PAUSE) and FEC (CAPS_FEC) */
 #define DMNIC_REG_PAUSE_CTRL        0x0068  /* RW */
 #define DMNIC_PAUSE_CTRL_RX         (1u << 0)   /* honour received pause */
@@ -187,6 +190,7 @@
 #define DMNIC_REG_RSS_CTRL          0x0200  /* RW */
 #define DMNIC_RSS_CTRL_ENABLE       (1u << 0)
 #define DMNIC_RSS_CTRL_SYM_XOR      (1u << 1)   /* src^dst in both fields */
+#define DMNIC_RSS_CTRL_TBL512       (1u << 2)   /* 1.3: lookup hash & 511 */
 #define DMNIC_REG_RSS_FIELDS        0x0204  /* RW: which packet types hash */
 #define DMNIC_RSS_F_IPV4            (1u << 0)   /* src/dst addr */
 #define DMNIC_RSS_F_IPV4_TCP        (1u << 1)   /* addr + ports */
@@ -209,12 +213,21 @@
 #define DMNIC_RSS_HF_L4             (DMNIC_RSS_HF_L4_SRC | DMNIC_RSS_HF_L4_DST)
 #define DMNIC_RSS_HF_ALL            (DMNIC_RSS_HF_IP | DMNIC_RSS_HF_L4)
 #define DMNIC_RSS_HF_IP6_FL         (1u << 4)   /* 1.2: IPv6 types only */
-/* RW: indirection table of RSS context c; context 0 = DMNIC_REG_RSS_INDIR */
+/* RW: entries 0..127 of RSS context c (0..7); context 0 = REG_RSS_INDIR */
 #define DMNIC_RSS_CTX_BASE          0xa000
 #define DMNIC_RSS_CTX_STRIDE        0x200
 #define DMNIC_RSS_CTX_TABLE(c)      (DMNIC_RSS_CTX_BASE + \
                                      (c) * DMNIC_RSS_CTX_STRIDE)
 #define DMNIC_RSS_CTX_INDIR(c, i)   (DMNIC_RSS_CTX_TABLE(c) + 4 * (i))
+/*
+ * 1.3, CAPS_RSS_TBL512: the tables of all contexts, DMNIC_RSS_TBL_SIZE
+ * entries each; entries 0..127 of contexts 0..7 are also the windows above
+ */
+#define DMNIC_RSS_TBL_BASE          0x20000
+#define DMNIC_RSS_TBL_STRIDE        0x800
+#define DMNIC_RSS_TBL_CTX(c)        (DMNIC_RSS_TBL_BASE + \
+                                     (c) * DMNIC_RSS_TBL_STRIDE)
+#define DMNIC_RSS_TBL(c, i)         (DMNIC_RSS_TBL_CTX(c) + 4 * (i))
 
 /* RSS hash types reported in RX completions */
 #define DMNIC_RSS_TYPE_NONE         0
@@ -261,6 +274,7 @@
 #define DMNIC_CAPS_PSP              (1u << 16)
 #define DMNIC_CAPS_TSO_IPXIP        (1u << 17)  /* 1.3: TSO of IP-in-IP */
 #define DMNIC_CAPS_TSO_TNL          (1u << 19)  /* 1.3: UDP/GRE tunnel TSO */
+#define DMNIC_CAPS_RSS_TBL512       (1u << 20)  /* 1.3: RSS_TBL, 33 contexts */
 #define DMNIC_PSP_UDP_PORT          1000
 #define DMNIC_PSP_HDR_LEN           16      /* PSP header without options */
 #define DMNIC_PSP_ENCAP_LEN         24      /* UDP + PSP header */

@@ -488,11 +488,44 @@ static const VMStateDescription vmstate_dmnic_shaper_state = {
                              vmstate_dmnic_bucket, DmnicBucket),
         VMSTATE_UINT32_ARRAY(grp_parent, DmnicShaper,
                              DMNIC_SHAPER_NUM_GROUPS),
-        VMSTATE_STRUCT_ARRAY(q, DmnicShaper, DMNIC_MAX_QUEUES, 1,
-                             vmstate_dmnic_bucket, DmnicBucket),
-        VMSTATE_UINT32_ARRAY(q_group, DmnicShaper, DMNIC_MAX_QUEUES),
-        VMSTATE_UINT32_ARRAY(q_weight, DmnicShaper, DMNIC_MAX_QUEUES),
-        VMSTATE_UINT64_ARRAY(q_held, DmnicShaper, DMNIC_MAX_QUEUES),
+        /* queues 0..63; 64..71 in devmem-nic-core/shaper/queues-hi */
+        VMSTATE_STRUCT_SUB_ARRAY(q, DmnicShaper, 0, DMNIC_MIG_QUEUES_V1, 1,
+                                 vmstate_dmnic_bucket, DmnicBucket),
+        VMSTATE_UINT32_SUB_ARRAY(q_group, DmnicShaper, 0,
+                                 DMNIC_MIG_QUEUES_V1),
+        VMSTATE_UINT32_SUB_ARRAY(q_weight, DmnicShaper, 0,
+                                 DMNIC_MIG_QUEUES_V1),
+        VMSTATE_UINT64_SUB_ARRAY(q_held, DmnicShaper, 0, DMNIC_MIG_QUEUES_V1),
+        VMSTATE_END_OF_LIST()
+    },
+};
+
+/*
+ * The limiters of queues 64..71, when the device has them (num_queues is
+ * equal on both sides); loaded before dmnic_shaper_post_load() runs
+ */
+static bool dmnic_shaper_queues_hi_needed(void *opaque)
+{
+    DevmemNicCore *core = opaque;
+
+    return core->num_queues > DMNIC_MIG_QUEUES_V1;
+}
+
+static const VMStateDescription vmstate_dmnic_shaper_queues_hi = {
+    .name = "devmem-nic-core/shaper/queues-hi",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .needed = dmnic_shaper_queues_hi_needed,
+    .fields = (const VMStateField[]) {
+        VMSTATE_STRUCT_SUB_ARRAY(shaper.q, DevmemNicCore, DMNIC_MIG_QUEUES_V1,
+                                 DMNIC_MIG_QUEUES_HI, 1, vmstate_dmnic_bucket,
+                                 DmnicBucket),
+        VMSTATE_UINT32_SUB_ARRAY(shaper.q_group, DevmemNicCore,
+                                 DMNIC_MIG_QUEUES_V1, DMNIC_MIG_QUEUES_HI),
+        VMSTATE_UINT32_SUB_ARRAY(shaper.q_weight, DevmemNicCore,
+                                 DMNIC_MIG_QUEUES_V1, DMNIC_MIG_QUEUES_HI),
+        VMSTATE_UINT64_SUB_ARRAY(shaper.q_held, DevmemNicCore,
+                                 DMNIC_MIG_QUEUES_V1, DMNIC_MIG_QUEUES_HI),
         VMSTATE_END_OF_LIST()
     },
 };
@@ -508,5 +541,9 @@ const VMStateDescription vmstate_devmem_nic_shaper = {
         VMSTATE_STRUCT(shaper, DevmemNicCore, 1, vmstate_dmnic_shaper_state,
                        DmnicShaper),
         VMSTATE_END_OF_LIST()
+    },
+    .subsections = (const VMStateDescription * const []) {
+        &vmstate_dmnic_shaper_queues_hi,
+        NULL
     },
 };
