@@ -1826,9 +1826,18 @@ static void test_knob_while_stopped(void)
 
 static void test_guest_errors(void)
 {
+    static const uint32_t rss_bad[] = {
+        DMNIC_RSS_CTX_INDIR(DMNIC_RSS_NUM_CTX_V11, 0),          /* 0xb000 */
+        DMNIC_RSS_CTX_INDIR(DMNIC_RSS_NUM_CTX_V11, 0) + 0xffc,
+        0x10000,                        /* the end of BAR0 before 1.3 */
+        DMNIC_RSS_TBL_BASE - 4,
+        DMNIC_RSS_TBL(DMNIC_RSS_NUM_CTX, 0),                    /* 0x30800 */
+        DMNIC_BAR_REGS_SIZE - 4,
+    };
     g_autofree uint8_t *frame = g_malloc(DN_FRAME_MAX);
     g_autofree char *line = NULL;
     size_t len, hlen;
+    unsigned k;
     uint64_t b;
     DnState s;
 
@@ -1900,12 +1909,30 @@ static void test_guest_errors(void)
     dn_wr(&s, DMNIC_REG_FS_CTRL, 0);
     dn_wr(&s, DMNIC_REG_FS_CMD, DMNIC_FS_CMD_WRITE);
     g_assert_cmpuint(dl_count_log(s.log, "reserved bits or L4"), ==, 2);
-    /* RSS context tables and hash-field registers past the last one */
-    dn_wr(&s, DMNIC_RSS_CTX_INDIR(DMNIC_RSS_NUM_CTX, 0), 1);
-    dn_expect_log(&s, "unknown or read-only register");
-    g_assert_cmphex(dn_rd(&s, DMNIC_RSS_CTX_INDIR(DMNIC_RSS_NUM_CTX, 0)), ==,
-                    0);
-    dn_expect_log(&s, "read of unknown register");
+    /*
+     * RSS tables past the last context: the 1.1 window has contexts 0..7,
+     * RSS_TBL 0..32; the rest of the 256 KiB BAR0 around them is undefined
+     */
+    for (k = 0; k < ARRAY_SIZE(rss_bad); k++) {
+        g_autofree char *w = g_strdup_printf("unknown or read-only register "
+                                             "0x%x", rss_bad[k]);
+        g_autofree char *r = g_strdup_printf("read of unknown register "
+                                             "0x%x", rss_bad[k]);
+
+        dn_wr(&s, rss_bad[k], 1);
+        dn_expect_log(&s, w);
+        g_assert_cmphex(dn_rd(&s, rss_bad[k]), ==, 0);
+        dn_expect_log(&s, r);
+    }
+    g_assert_cmphex(dn_rd(&s, DMNIC_RSS_TBL(0, 0)), ==, 0);
+    g_assert_cmphex(dn_rd(&s, DMNIC_RSS_TBL(7, 1)), ==, 1);
+    g_assert_cmphex(dn_rd(&s, DMNIC_RSS_TBL(32, 511)), ==, 511 % DN_NQ);
+    /* a 64-bit access across the end of RSS_TBL: one entry, one error */
+    qpci_io_writeq(s.dev, s.regs, DMNIC_RSS_TBL(32, 511), 0x0000000200000003);
+    dn_expect_log(&s, "unknown or read-only register 0x30800");
+    g_assert_cmphex(dn_rd(&s, DMNIC_RSS_TBL(32, 511)), ==, 3);
+    g_assert_cmphex(dn_rd64(&s, DMNIC_RSS_TBL(32, 511)), ==, 3);
+    dn_expect_log(&s, "read of unknown register 0x30800");
     /* an RSS context whose queue base points past the queues */
     dn_wr(&s, DMNIC_REG_FS_INDEX, 6);
     dn_wr(&s, DMNIC_REG_FS_CTRL, DMNIC_FS_CTRL_VALID);

@@ -1313,8 +1313,11 @@ static void test_rss_contexts(void)
     g_assert_cmpuint(dn_rd(&s, DMNIC_REG_RSS_NUM_CTX), ==, DMNIC_RSS_NUM_CTX);
     g_assert_cmpuint(dn_rd(&s, DMNIC_REG_RSS_NUM_CTX), ==, 33);
 
-    /* every table starts as i % NUM_QUEUES; context 0 is REG_RSS_INDIR */
-    for (ctx = 0; ctx < DMNIC_RSS_NUM_CTX; ctx++) {
+    /*
+     * every table starts as i % NUM_QUEUES; context 0 is REG_RSS_INDIR;
+     * the 1.1 window has contexts 0..7 (all of them: RSS_TBL)
+     */
+    for (ctx = 0; ctx < DMNIC_RSS_NUM_CTX_V11; ctx++) {
         for (i = 0; i < DMNIC_RSS_INDIR_SIZE; i += 37) {
             g_assert_cmpuint(dn_rd(&s, DMNIC_RSS_CTX_INDIR(ctx, i)), ==,
                              i % DN_NQ);
@@ -1422,7 +1425,7 @@ static void test_rss_contexts(void)
 
     /* reset restores every table */
     dn_wr(&s, DMNIC_REG_CTRL, DMNIC_CTRL_RESET);
-    for (ctx = 0; ctx < DMNIC_RSS_NUM_CTX; ctx++) {
+    for (ctx = 0; ctx < DMNIC_RSS_NUM_CTX_V11; ctx++) {
         for (i = 0; i < DMNIC_RSS_INDIR_SIZE; i++) {
             g_assert_cmpuint(dn_rd(&s, DMNIC_RSS_CTX_INDIR(ctx, i)), ==,
                              i % DN_NQ);
@@ -3030,7 +3033,7 @@ static void ctx32_setup(DnState *s)
 
     set_key(s, ms_key);
     for (i = 0; i < DMNIC_RSS_INDIR_SIZE; i++) {
-        dn_wr(s, DMNIC_RSS_CTX_INDIR(32, i), i % 2 ? 71 : 64);
+        dn_wr(s, DMNIC_RSS_TBL(32, i), i % 2 ? 71 : 64);
     }
     memset(&r, 0, sizeof(r));
     r.l4 = DMNIC_FS_L4_TCP;
@@ -3084,7 +3087,7 @@ static void test_queues_max(void)
     dn_qwr(&s, 71, DMNIC_Q_HDS_THRESH, 77);
     g_assert_cmpuint(dn_qrd(&s, 71, DMNIC_Q_HDS_THRESH), ==, 77);
     /* context 32's table starts as the others, i % queues */
-    g_assert_cmpuint(dn_rd(&s, DMNIC_RSS_CTX_INDIR(32, 127)), ==, 127 % 72);
+    g_assert_cmpuint(dn_rd(&s, DMNIC_RSS_TBL(32, 511)), ==, 511 % 72);
 
     rx_setup(&s, 64, true, true);
     rx_setup(&s, 71, true, true);
@@ -3113,8 +3116,9 @@ static void test_queues_max(void)
 }
 
 /*
- * Migration of queue pairs 64..71 (subsection queues-hi) and RSS context
- * 32 (subsection rss-ctx-hi), also with 4 queue pairs
+ * Migration of queue pairs 64..71 (subsection queues-hi, and the shaper's
+ * shaper/queues-hi) and RSS context 32 (subsection rss-tbl512), also with
+ * 4 queue pairs
  */
 static void test_migration_max(const void *opaque)
 {
@@ -3131,29 +3135,374 @@ static void test_migration_max(const void *opaque)
         ctx32_setup(&s);
         ctx32_check(&s);
         dn_qwr(&s, 70, DMNIC_Q_HDS_THRESH, 70);
+        dn_wr(&s, DMNIC_SHAPER_Q(70) + DMNIC_SHQ_WEIGHT, 7);
+        dn_wr(&s, DMNIC_SHAPER_Q(63) + DMNIC_SHQ_WEIGHT, 6);
     } else {
         dn_start(&s, NULL);
-        dn_wr(&s, DMNIC_RSS_CTX_INDIR(32, 5), 3);
+        dn_wr(&s, DMNIC_RSS_TBL(32, 5), 3);
     }
-    dn_wr(&s, DMNIC_RSS_CTX_INDIR(8, 1), 2);
+    dn_wr(&s, DMNIC_RSS_TBL(8, 1), 2);
 
     dn_boot_incoming(&d, &s, uri);
     migrate(s.qs, d.qs, uri);
     unlink(path);
     d.frames = dn_rd64(&d, DMNIC_REG_G_RX_FRAMES);
 
-    g_assert_cmpuint(dn_rd(&d, DMNIC_RSS_CTX_INDIR(8, 1)), ==, 2);
-    g_assert_cmpuint(dn_rd(&d, DMNIC_RSS_CTX_INDIR(8, 2)), ==, 2 % s.nq);
+    g_assert_cmpuint(dn_rd(&d, DMNIC_RSS_TBL(8, 1)), ==, 2);
+    g_assert_cmpuint(dn_rd(&d, DMNIC_RSS_TBL(8, 2)), ==, 2 % s.nq);
     if (max) {
         g_assert_cmpuint(dn_qrd(&d, 70, DMNIC_Q_HDS_THRESH), ==, 70);
+        g_assert_cmpuint(dn_rd(&d, DMNIC_SHAPER_Q(70) + DMNIC_SHQ_WEIGHT), ==,
+                         7);
+        g_assert_cmpuint(dn_rd(&d, DMNIC_SHAPER_Q(63) + DMNIC_SHQ_WEIGHT), ==,
+                         6);
         g_assert_cmpuint(dn_qstat(&d, 64, DMNIC_Q_RX_PACKETS) +
                          dn_qstat(&d, 71, DMNIC_Q_RX_PACKETS), ==, 16);
         /* the rings of queues 64 and 71 run on: traffic continues */
         ctx32_check(&d);
     } else {
-        g_assert_cmpuint(dn_rd(&d, DMNIC_RSS_CTX_INDIR(32, 5)), ==, 3);
-        g_assert_cmpuint(dn_rd(&d, DMNIC_RSS_CTX_INDIR(32, 6)), ==, 6 % DN_NQ);
+        g_assert_cmpuint(dn_rd(&d, DMNIC_RSS_TBL(32, 5)), ==, 3);
+        g_assert_cmpuint(dn_rd(&d, DMNIC_RSS_TBL(32, 6)), ==, 6 % DN_NQ);
     }
+    dn_stop(&d);
+    dn_stop(&s);
+}
+
+/* ------------------------------------------------------------------ */
+/* 1.3 CAPS_RSS_TBL512: 512-entry tables at RSS_TBL, RSS_CTRL_TBL512   */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Entry @i of table pattern @pat (4 queues): entries 128..511 hold another
+ * queue than entry i & 127, so a hash whose bits 8:7 are not 0 lands on
+ * another queue with TBL512 than without
+ */
+static uint32_t tbl_pat(unsigned pat, unsigned i)
+{
+    return (pat + i + (i >> 7)) % DN_NQ;
+}
+
+/* RSS context @ctx gets pattern @pat, all 512 entries through RSS_TBL */
+static void tbl_fill(DnState *s, unsigned ctx, unsigned pat)
+{
+    unsigned i;
+
+    for (i = 0; i < DMNIC_RSS_TBL_SIZE; i++) {
+        dn_wr(s, DMNIC_RSS_TBL(ctx, i), tbl_pat(pat, i));
+    }
+}
+
+/* every entry of every table at its reset value, i % NUM_QUEUES */
+static void tbl_expect_reset(DnState *s)
+{
+    unsigned ctx, i;
+
+    for (ctx = 0; ctx < DMNIC_RSS_NUM_CTX; ctx++) {
+        for (i = 0; i < DMNIC_RSS_TBL_SIZE; i++) {
+            g_assert_cmpuint(dn_rd(s, DMNIC_RSS_TBL(ctx, i)), ==, i % s->nq);
+        }
+    }
+}
+
+/*
+ * The window: a 256 KiB BAR0, reset values, the 1.1 windows as entries
+ * 0..127 of contexts 0..7 (both ways, and nothing else), contexts 8..32,
+ * the shaper's queue registers at 0xc000 apart from every table, TBL512
+ * read back and cleared by reset
+ */
+static void test_rss_tbl512_regs(void)
+{
+    DnState s;
+    unsigned ctx, i;
+
+    dn_start(&s, NULL);
+    g_assert_true(dn_rd(&s, DMNIC_REG_CAPS) & DMNIC_CAPS_RSS_TBL512);
+    g_assert_cmpuint(dn_rd(&s, DMNIC_REG_RSS_TBL_SIZE), ==, 512);
+    g_assert_cmpuint(dn_rd(&s, DMNIC_REG_RSS_INDIR_SIZE), ==, 128);
+    g_assert_cmpuint(dn_rd(&s, DMNIC_REG_RSS_NUM_CTX), ==, 33);
+    g_assert_cmpuint(s.regs_size, ==, 256 * KiB);
+    g_assert_cmphex(DMNIC_RSS_TBL(0, 0), ==, 0x20000);
+    g_assert_cmphex(DMNIC_RSS_TBL(32, 511), ==, 0x307fc);
+    g_assert_cmphex(dn_rd(&s, DMNIC_REG_RSS_CTRL), ==, DMNIC_RSS_CTRL_ENABLE);
+    tbl_expect_reset(&s);
+
+    /* the 1.1 windows are entries 0..127 of contexts 0..7, both ways */
+    for (ctx = 0; ctx < DMNIC_RSS_NUM_CTX_V11; ctx++) {
+        dn_wr(&s, DMNIC_RSS_CTX_INDIR(ctx, 5 + ctx), 0x100 + ctx);
+        g_assert_cmphex(dn_rd(&s, DMNIC_RSS_TBL(ctx, 5 + ctx)), ==,
+                        0x100 + ctx);
+        dn_wr(&s, DMNIC_RSS_TBL(ctx, 127 - ctx), 0x200 + ctx);
+        g_assert_cmphex(dn_rd(&s, DMNIC_RSS_CTX_INDIR(ctx, 127 - ctx)), ==,
+                        0x200 + ctx);
+        /* entry 128 + i is not entry i */
+        dn_wr(&s, DMNIC_RSS_TBL(ctx, 128 + 5 + ctx), 0x300 + ctx);
+        g_assert_cmphex(dn_rd(&s, DMNIC_RSS_CTX_INDIR(ctx, 5 + ctx)), ==,
+                        0x100 + ctx);
+    }
+    /* ... and the next context's 1.1 block is not entries 128.. of this */
+    for (ctx = 0; ctx < DMNIC_RSS_NUM_CTX_V11; ctx++) {
+        g_assert_cmphex(dn_rd(&s, DMNIC_RSS_TBL(ctx, 128 + 5 + ctx)), ==,
+                        0x300 + ctx);
+        g_assert_cmphex(dn_rd(&s, DMNIC_RSS_TBL(ctx, 5 + ctx + 1)), ==,
+                        (5 + ctx + 1) % DN_NQ);
+    }
+    dn_wr(&s, DMNIC_REG_RSS_INDIR + 4 * 9, 0x42);
+    g_assert_cmphex(dn_rd(&s, DMNIC_RSS_TBL(0, 9)), ==, 0x42);
+    g_assert_cmphex(dn_rd(&s, DMNIC_RSS_CTX_INDIR(0, 9)), ==, 0x42);
+    dn_wr(&s, DMNIC_RSS_TBL(0, 10), 0x43);
+    g_assert_cmphex(dn_rd(&s, DMNIC_REG_RSS_INDIR + 4 * 10), ==, 0x43);
+
+    /* contexts 8..32: RSS_TBL only; entries keep bits 15:0 */
+    dn_wr(&s, DMNIC_RSS_TBL(32, 511), 0xabcd1234);
+    g_assert_cmphex(dn_rd(&s, DMNIC_RSS_TBL(32, 511)), ==, 0x1234);
+    dn_wr(&s, DMNIC_RSS_TBL(8, 0), 7);
+    g_assert_cmphex(dn_rd(&s, DMNIC_RSS_TBL(8, 0)), ==, 7);
+    g_assert_cmphex(dn_rd(&s, DMNIC_RSS_TBL(7, 511)), ==, 511 % DN_NQ);
+    g_assert_cmphex(dn_rd(&s, DMNIC_RSS_TBL(8, 1)), ==, 1 % DN_NQ);
+
+    /* every table written: the shaper's queue registers are their own */
+    dn_wr(&s, DMNIC_SHAPER_Q(0) + DMNIC_SHQ_WEIGHT, 5);
+    for (ctx = 0; ctx < DMNIC_RSS_NUM_CTX; ctx++) {
+        tbl_fill(&s, ctx, ctx);
+    }
+    g_assert_cmpuint(dn_rd(&s, DMNIC_SHAPER_Q(0) + DMNIC_SHQ_WEIGHT), ==, 5);
+    for (ctx = 0; ctx < DMNIC_RSS_NUM_CTX; ctx++) {
+        for (i = 0; i < DMNIC_RSS_TBL_SIZE; i += 7) {
+            g_assert_cmpuint(dn_rd(&s, DMNIC_RSS_TBL(ctx, i)), ==,
+                             tbl_pat(ctx, i));
+        }
+    }
+
+    /* TBL512 is read-write; reset clears it and restores every entry */
+    dn_wr(&s, DMNIC_REG_RSS_CTRL, 0xffffffff);
+    g_assert_cmphex(dn_rd(&s, DMNIC_REG_RSS_CTRL), ==,
+                    DMNIC_RSS_CTRL_ENABLE | DMNIC_RSS_CTRL_SYM_XOR |
+                    DMNIC_RSS_CTRL_TBL512);
+    dn_wr(&s, DMNIC_REG_RSS_CTRL, DMNIC_RSS_CTRL_TBL512);
+    g_assert_cmphex(dn_rd(&s, DMNIC_REG_RSS_CTRL), ==, DMNIC_RSS_CTRL_TBL512);
+    dn_wr(&s, DMNIC_REG_CTRL, DMNIC_CTRL_RESET);
+    g_assert_cmphex(dn_rd(&s, DMNIC_REG_RSS_CTRL), ==, DMNIC_RSS_CTRL_ENABLE);
+    tbl_expect_reset(&s);
+    dn_stop(&s);
+}
+
+/*
+ * The lookup: entry hash & 127, or hash & 511 with TBL512, for context 0
+ * (no rule), a context >= 8 (rule 3: context 20, base 0) and a context
+ * < 8 whose entries 0..127 were written through the 1.1 window (rule 4:
+ * context 5); hashes from the reference Toeplitz, not from the device
+ */
+static void test_rss_tbl512_lookup(void)
+{
+    static const struct {
+        uint16_t dport;
+        int rule;
+        unsigned pat;
+    } flows[] = {
+        { 2001, -1, 0 },        /* context 0 */
+        { 2000, 3, 1 },         /* rule 3: context 20 */
+        { 2005, 4, 2 },         /* rule 4: context 5 */
+    };
+    unsigned differ = 0, i, f, mode;
+    DlPktSpec spec;
+    Rule r;
+    DnCpl c;
+    DnState s;
+    int q;
+
+    dn_start(&s, NULL);
+    all_rx_setup(&s);
+    set_key(&s, ms_key);
+    tbl_fill(&s, 0, 0);
+    tbl_fill(&s, 20, 1);
+    tbl_fill(&s, 5, 3);
+    for (i = 0; i < DMNIC_RSS_INDIR_SIZE; i++) {
+        dn_wr(&s, DMNIC_RSS_CTX_INDIR(5, i), tbl_pat(2, i));
+    }
+    for (i = DMNIC_RSS_INDIR_SIZE; i < DMNIC_RSS_TBL_SIZE; i++) {
+        dn_wr(&s, DMNIC_RSS_TBL(5, i), tbl_pat(2, i));
+    }
+    memset(&r, 0, sizeof(r));
+    r.l4 = DMNIC_FS_L4_TCP;
+    r.dport = 2000;
+    r.dport_mask = 0xffff;
+    r.action = DMNIC_FS_ACTION_RSS | (20 << DMNIC_FS_ACTION_CTX_SHIFT);
+    rule_write(&s, 3, &r, true);
+    r.dport = 2005;
+    r.action = DMNIC_FS_ACTION_RSS | (5 << DMNIC_FS_ACTION_CTX_SHIFT);
+    rule_write(&s, 4, &r, true);
+
+    dl_pkt_default(&spec, 4, DL_PROTO_TCP, 10);
+    for (i = 0; i < 12; i++) {
+        spec.sport = 1000 + 37 * i;
+        for (f = 0; f < ARRAY_SIZE(flows); f++) {
+            uint32_t h;
+
+            spec.dport = flows[f].dport;
+            h = ref_hash(ms_key, &spec, DMNIC_RSS_HF_ALL, false);
+            /* hash & 511 != hash & 127: another queue (tbl_pat) */
+            differ += (h & 511) != (h & 127);
+            for (mode = 0; mode < 2; mode++) {
+                uint32_t entry = h & (mode ? 511 : 127);
+
+                dn_wr(&s, DMNIC_REG_RSS_CTRL, DMNIC_RSS_CTRL_ENABLE |
+                      (mode ? DMNIC_RSS_CTRL_TBL512 : 0));
+                q = landed_repost(&s, &spec, &c);
+                g_assert_cmphex(c.hash, ==, h);
+                g_assert_cmpint(c.rule, ==, flows[f].rule < 0 ?
+                                0xffff : flows[f].rule);
+                g_assert_cmpint(q, ==, tbl_pat(flows[f].pat, entry));
+            }
+        }
+    }
+    /* most of the 36 hashes have bit 7 or 8 set: both lookups were used */
+    g_assert_cmpuint(differ, >=, 12);
+
+    /* RSS_CTRL_ENABLE off: rules still look up hash & 511 */
+    dn_wr(&s, DMNIC_REG_RSS_CTRL, DMNIC_RSS_CTRL_TBL512);
+    dn_wr(&s, DMNIC_REG_DEFAULT_QUEUE, 3);
+    for (i = 0; i < 4; i++) {
+        uint32_t h;
+
+        spec.sport = 5000 + 11 * i;
+        spec.dport = 2000;
+        h = ref_hash(ms_key, &spec, DMNIC_RSS_HF_ALL, false);
+        g_assert_cmpint(landed_repost(&s, &spec, &c), ==,
+                        tbl_pat(1, h & 511));
+        spec.dport = 2001;
+        g_assert_cmpint(landed_repost(&s, &spec, &c), ==, 3);
+    }
+    dn_stop(&s);
+}
+
+/* Saves @s to a file; asserts which of @names its stream holds */
+static void mig_stream_expect(DnState *s, const char *const *names,
+                              const bool *present, unsigned n)
+{
+    g_autofree char *path = g_strdup_printf("%s/dmnic-stream-%d",
+                                            g_get_tmp_dir(), getpid());
+    g_autofree char *uri = g_strdup_printf("file:%s", path);
+    g_autofree char *stream = NULL;
+    gsize size;
+    unsigned i;
+
+    qtest_qmp_assert_success(s->qts, "{'execute': 'migrate', 'arguments': "
+                             "{'uri': %s}}", uri);
+    dl_wait_migration(s->qts);
+    /* the source may migrate again once it runs again */
+    qtest_qmp_assert_success(s->qts, "{'execute': 'cont'}");
+    g_assert_true(g_file_get_contents(path, &stream, &size, NULL));
+    unlink(path);
+    for (i = 0; i < n; i++) {
+        bool has = memmem(stream, size, names[i], strlen(names[i])) != NULL;
+
+        if (has != present[i]) {
+            g_test_message("subsection %s: %s in the stream", names[i],
+                           has ? "unexpectedly" : "not");
+        }
+        g_assert_true(has == present[i]);
+    }
+}
+
+/*
+ * The stream keeps the layout of before unless the new state is in use:
+ * no rss-tbl512 or queues-hi subsection for a device of 4 queue pairs that
+ * uses the 1.1 windows; rss-tbl512 once an entry past them differs from
+ * reset or TBL512 is set, gone again when both are back
+ */
+static void test_migration_stream_layout(void)
+{
+    static const char *const names[] = {
+        "devmem-nic-core/rss-tbl512",
+        "devmem-nic-core/queues-hi",
+        "devmem-nic-core/shaper/queues-hi",
+    };
+    static const bool none[] = { false, false, false };
+    static const bool tbl[] = { true, false, false };
+    DnState s;
+
+    dn_start(&s, NULL);
+    /* 1.1 state through the 1.1 windows */
+    dn_wr(&s, DMNIC_RSS_CTX_INDIR(7, 127), 2);
+    dn_wr(&s, DMNIC_REG_RSS_INDIR + 4 * 3, 1);
+    dn_wr(&s, DMNIC_SHAPER_Q(3) + DMNIC_SHQ_WEIGHT, 2);
+    mig_stream_expect(&s, names, none, ARRAY_SIZE(names));
+    /* the same entry through RSS_TBL: still the 1.1 layout */
+    dn_wr(&s, DMNIC_RSS_TBL(7, 126), 3);
+    mig_stream_expect(&s, names, none, ARRAY_SIZE(names));
+
+    dn_wr(&s, DMNIC_RSS_TBL(0, 300), 1);        /* reset: 300 % 4 = 0 */
+    mig_stream_expect(&s, names, tbl, ARRAY_SIZE(names));
+    dn_wr(&s, DMNIC_RSS_TBL(0, 300), 0);
+    mig_stream_expect(&s, names, none, ARRAY_SIZE(names));
+    dn_wr(&s, DMNIC_RSS_TBL(32, 0), 3);
+    mig_stream_expect(&s, names, tbl, ARRAY_SIZE(names));
+    dn_wr(&s, DMNIC_RSS_TBL(32, 0), 0);
+    dn_wr(&s, DMNIC_REG_RSS_CTRL, DMNIC_RSS_CTRL_ENABLE |
+          DMNIC_RSS_CTRL_TBL512);
+    mig_stream_expect(&s, names, tbl, ARRAY_SIZE(names));
+    dn_wr(&s, DMNIC_REG_RSS_CTRL, DMNIC_RSS_CTRL_ENABLE);
+    mig_stream_expect(&s, names, none, ARRAY_SIZE(names));
+    dn_stop(&s);
+}
+
+/*
+ * Migration with TBL512 and tables written past the 1.1 layout: the
+ * destination has them and steers as the source did
+ */
+static void test_migration_tbl512(void)
+{
+    g_autofree char *path = g_strdup_printf("%s/dmnic-mig512-%d.sock",
+                                            g_get_tmp_dir(), getpid());
+    g_autofree char *uri = g_strdup_printf("unix:%s", path);
+    unsigned differ = 0, i;
+    DlPktSpec spec;
+    Rule r;
+    DnCpl c;
+    DnState s, d;
+
+    dn_start(&s, NULL);
+    all_rx_setup(&s);
+    set_key(&s, ms_key);
+    tbl_fill(&s, 0, 1);
+    tbl_fill(&s, 31, 2);
+    memset(&r, 0, sizeof(r));
+    r.l4 = DMNIC_FS_L4_TCP;
+    r.dport = 2000;
+    r.dport_mask = 0xffff;
+    r.action = DMNIC_FS_ACTION_RSS | (31 << DMNIC_FS_ACTION_CTX_SHIFT);
+    rule_write(&s, 3, &r, true);
+    dn_wr(&s, DMNIC_REG_RSS_CTRL, DMNIC_RSS_CTRL_ENABLE |
+          DMNIC_RSS_CTRL_TBL512);
+
+    dn_boot_incoming(&d, &s, uri);
+    migrate(s.qs, d.qs, uri);
+    unlink(path);
+    d.frames = dn_rd64(&d, DMNIC_REG_G_RX_FRAMES);
+
+    g_assert_cmphex(dn_rd(&d, DMNIC_REG_RSS_CTRL), ==,
+                    DMNIC_RSS_CTRL_ENABLE | DMNIC_RSS_CTRL_TBL512);
+    for (i = 0; i < DMNIC_RSS_TBL_SIZE; i++) {
+        g_assert_cmpuint(dn_rd(&d, DMNIC_RSS_TBL(0, i)), ==, tbl_pat(1, i));
+        g_assert_cmpuint(dn_rd(&d, DMNIC_RSS_TBL(31, i)), ==, tbl_pat(2, i));
+        g_assert_cmpuint(dn_rd(&d, DMNIC_RSS_TBL(30, i)), ==, i % DN_NQ);
+    }
+    dl_pkt_default(&spec, 4, DL_PROTO_TCP, 10);
+    for (i = 0; i < 8; i++) {
+        uint32_t h;
+
+        spec.sport = 4000 + 29 * i;
+        spec.dport = 2000;
+        h = ref_hash(ms_key, &spec, DMNIC_RSS_HF_ALL, false);
+        differ += (h & 511) != (h & 127);
+        g_assert_cmpint(landed_repost(&d, &spec, &c), ==,
+                        tbl_pat(2, h & 511));
+        spec.dport = 2001;
+        h = ref_hash(ms_key, &spec, DMNIC_RSS_HF_ALL, false);
+        g_assert_cmpint(landed_repost(&d, &spec, &c), ==,
+                        tbl_pat(1, h & 511));
+    }
+    g_assert_cmpuint(differ, >=, 2);
     dn_stop(&d);
     dn_stop(&s);
 }
@@ -3296,7 +3645,12 @@ int main(int argc, char **argv)
     qtest_add_func("/devmem-nic/queues-max", test_queues_max);
     qtest_add_data_func("/devmem-nic/migration-queues-max",
                         GINT_TO_POINTER(true), test_migration_max);
-    qtest_add_data_func("/devmem-nic/migration-rss-ctx-hi",
+    qtest_add_func("/devmem-nic/rss/tbl512-regs", test_rss_tbl512_regs);
+    qtest_add_func("/devmem-nic/rss/tbl512-lookup", test_rss_tbl512_lookup);
+    qtest_add_func("/devmem-nic/migration-stream-layout",
+                   test_migration_stream_layout);
+    qtest_add_func("/devmem-nic/migration-tbl512", test_migration_tbl512);
+    qtest_add_data_func("/devmem-nic/migration-rss-ctx32",
                         GINT_TO_POINTER(false), test_migration_max);
     qtest_add_func("/devmem-nic/register-storm", test_register_storm);
     qtest_add_func("/devmem-nic/rx-stream", test_rx_stream);
