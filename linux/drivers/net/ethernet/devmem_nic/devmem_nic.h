@@ -412,16 +412,21 @@ struct dmnic {
 
 	struct dmnic_napi *qv[DMNIC_MAX_QUEUES];	/* freed with kfree_rcu */
 
-	u32 rss_indir[DMNIC_RSS_INDIR_SIZE];
-	/* entries in use, of every table: dmnic_rss_indir_size(num_queues) */
+	u32 rss_indir[DMNIC_RSS_TBL_SIZE];
+	/*
+	 * entries in use, of every table: dmnic_rss_indir_size(num_queues,
+	 * rss_tbl_max); rss_tbl_max: the device's, 512 with CAPS_RSS_TBL512
+	 * (tables written at RSS_TBL, RSS_CTRL_TBL512 set), else 128
+	 */
 	u32 rss_indir_size;
+	u32 rss_tbl_max;
 	u8 rss_key[DMNIC_RSS_KEY_SIZE_MAX];
 	u32 rss_key_size;		/* 40, or REG_RSS_KEY_SIZE (1.2) */
 	bool rss_flow_label;		/* CAPS_RSS_FLOW_LABEL */
 	u8 rss_hfields[DMNIC_RSS_NUM_TYPES];	/* DMNIC_RSS_HF_*, by type - 1 */
 	bool rss_sym_xor;		/* input_xfrm RXH_XFRM_SYM_XOR */
 	/* tables of RSS contexts 1.. (row 0 unused: rss_indir), live bits */
-	u32 rss_ctx_indir[DMNIC_RSS_NUM_CTX][DMNIC_RSS_INDIR_SIZE];
+	u32 rss_ctx_indir[DMNIC_RSS_NUM_CTX][DMNIC_RSS_TBL_SIZE];
 	unsigned long rss_ctx_live;
 	u32 rss_num_ctx;		/* REG_RSS_NUM_CTX, <= DMNIC_RSS_NUM_CTX */
 
@@ -587,7 +592,7 @@ int dmnic_rss_rules_conflict(const struct dmnic_rule *rules,
 			     unsigned int indir_size, unsigned int num_queues);
 int dmnic_rss_hash_type(u32 flow_type);
 u32 dmnic_rss_hf_default(int type);
-u32 dmnic_rss_indir_size(unsigned int num_queues);
+u32 dmnic_rss_indir_size(unsigned int num_queues, u32 tbl_max);
 void dmnic_rss_indir_resize(u32 *tbl, u32 old_size, u32 new_size);
 u64 dmnic_rss_hf_to_rxh(u32 hf);
 int dmnic_rss_rxh_to_hf(u32 flow_type, u64 rxh, bool fl, u32 *hf);
@@ -606,6 +611,7 @@ void dmnic_hw_qstats_get(struct dmnic *dm, unsigned int q,
 void dmnic_hw_gstats_get(struct dmnic *dm, struct dmnic_hw_gstats *hg);
 void dmnic_rss_default(struct dmnic *dm);
 void dmnic_rss_write(struct dmnic *dm);
+void dmnic_rss_tbl_write(struct dmnic *dm, u32 ctx, const u32 *tbl);
 void dmnic_hds_thresh_write(struct dmnic *dm);
 int dmnic_reconfigure(struct dmnic *dm, unsigned int num_queues,
 		      u32 rx_ring_size, u32 tx_ring_size, bool hds);

@@ -119,14 +119,15 @@ static void dmnic_rss_ctx_write(struct dmnic *dm, u32 ctx);
 
 /*
  * The indirection table the driver shows has 4 entries per queue, rounded
- * up to a power of two (so it divides the device's 128 entries, spec: RSS)
- * and at most 128: it grows and shrinks with the channel count.
+ * up to a power of two (so it divides the @tbl_max entries the device
+ * looks up, spec: RSS) and at most @tbl_max (512 with CAPS_RSS_TBL512,
+ * else 128): it grows and shrinks with the channel count.
  */
-u32 dmnic_rss_indir_size(unsigned int num_queues)
+u32 dmnic_rss_indir_size(unsigned int num_queues, u32 tbl_max)
 {
 	u32 n = roundup_pow_of_two(4 * max(num_queues, 1u));
 
-	return min_t(u32, n, DMNIC_RSS_INDIR_SIZE);
+	return min(n, tbl_max);
 }
 
 /* Fold or unfold a periodic table in place, as the ethtool core does. */
@@ -161,7 +162,7 @@ static int dmnic_set_queue_count(struct dmnic *dm, unsigned int nq)
 {
 	struct net_device *netdev = dm->netdev;
 	u32 old_size = dm->rss_indir_size;
-	u32 new_size = dmnic_rss_indir_size(nq);
+	u32 new_size = dmnic_rss_indir_size(nq, dm->rss_tbl_max);
 	u32 ctx;
 	int err;
 
@@ -861,6 +862,10 @@ void dmnic_rss_hash_write(struct dmnic *dm)
 	u32 ctrl = DMNIC_RSS_CTRL_ENABLE;
 	int t;
 
+	/* the tables were written at RSS_TBL: look up hash & 511 */
+	if (dm->rss_tbl_max > DMNIC_RSS_INDIR_SIZE)
+		ctrl |= DMNIC_RSS_CTRL_TBL512;
+
 	if (dmnic_has_caps(dm, DMNIC_CAPS_RSS_HFIELDS)) {
 		for (t = DMNIC_RSS_TYPE_IPV4; t <= DMNIC_RSS_NUM_TYPES; t++)
 			dmnic_wr32(dm, DMNIC_REG_RSS_HFIELDS(t),
@@ -919,12 +924,7 @@ static int dmnic_set_rxfh_fields(struct net_device *netdev,
  */
 static void dmnic_rss_ctx_write(struct dmnic *dm, u32 ctx)
 {
-	unsigned int i;
-
-	/* spec: a table of rss_indir_size entries, written repeated */
-	for (i = 0; i < DMNIC_RSS_INDIR_SIZE; i++)
-		dmnic_wr32(dm, DMNIC_RSS_CTX_INDIR(ctx, i),
-			   dm->rss_ctx_indir[ctx][i % dm->rss_indir_size]);
+	dmnic_rss_tbl_write(dm, ctx, dm->rss_ctx_indir[ctx]);
 }
 
 static int dmnic_create_rxfh_context(struct net_device *netdev,
@@ -1011,7 +1011,7 @@ static int dmnic_remove_rxfh_context(struct net_device *netdev,
 		return -ENOENT;
 	/* The core refuses while a flow rule uses the context. */
 	clear_bit(rss_context, &dm->rss_ctx_live);
-	for (i = 0; i < DMNIC_RSS_INDIR_SIZE; i++)
+	for (i = 0; i < DMNIC_RSS_TBL_SIZE; i++)
 		dm->rss_ctx_indir[rss_context][i] =
 			ethtool_rxfh_indir_default(i, dm->num_queues);
 	dmnic_rss_ctx_write(dm, rss_context);
@@ -1150,7 +1150,7 @@ const struct ethtool_ops dmnic_ethtool_ops = {
 	.cap_rss_rxnfc_adds	= true,
 	.rxfh_max_num_contexts	= DMNIC_RSS_NUM_CTX,
 	/* room for the largest table the channel count can ask for */
-	.rxfh_indir_space	= DMNIC_RSS_INDIR_SIZE,
+	.rxfh_indir_space	= DMNIC_RSS_TBL_SIZE,
 	/* Rebuilding the queues changes real_num_*_queues (qdiscs): rtnl. */
 	.op_needs_rtnl		= ETHTOOL_OP_NEEDS_RTNL_SCHANNELS |
 				  ETHTOOL_OP_NEEDS_RTNL_SRINGPARAM,

@@ -47,6 +47,29 @@ void dmnic_rss_default(struct dmnic *dm)
 		dm->rss_indir[i] = ethtool_rxfh_indir_default(i, dm->num_queues);
 }
 
+/*
+ * The table of RSS context @ctx: spec, a table of rss_indir_size entries
+ * written repeated into every entry the device looks up. With
+ * CAPS_RSS_TBL512 all 512 at RSS_TBL (dmnic_rss_hash_write() sets
+ * RSS_CTRL_TBL512), else 128 in the 1.1 windows.
+ */
+void dmnic_rss_tbl_write(struct dmnic *dm, u32 ctx, const u32 *tbl)
+{
+	unsigned int i;
+
+	for (i = 0; i < dm->rss_tbl_max; i++) {
+		u32 reg;
+
+		if (dm->rss_tbl_max > DMNIC_RSS_INDIR_SIZE)
+			reg = DMNIC_RSS_TBL(ctx, i);
+		else if (ctx)
+			reg = DMNIC_RSS_CTX_INDIR(ctx, i);
+		else
+			reg = DMNIC_REG_RSS_INDIR + 4 * i;
+		dmnic_wr32(dm, reg, tbl[i % dm->rss_indir_size]);
+	}
+}
+
 void dmnic_rss_write(struct dmnic *dm)
 {
 	unsigned int i;
@@ -54,10 +77,7 @@ void dmnic_rss_write(struct dmnic *dm)
 	for (i = 0; i < dm->rss_key_size; i += 4)
 		dmnic_wr32(dm, DMNIC_REG_RSS_KEY + i,
 			   get_unaligned_le32(&dm->rss_key[i]));
-	/* spec: a table of rss_indir_size entries, written repeated */
-	for (i = 0; i < DMNIC_RSS_INDIR_SIZE; i++)
-		dmnic_wr32(dm, DMNIC_REG_RSS_INDIR + 4 * i,
-			   dm->rss_indir[i % dm->rss_indir_size]);
+	dmnic_rss_tbl_write(dm, 0, dm->rss_indir);
 	dmnic_wr32(dm, DMNIC_REG_DEFAULT_QUEUE, 0);
 	dmnic_rss_hash_write(dm);
 }
@@ -1256,9 +1276,10 @@ void dmnic_qerr_work(struct work_struct *work)
 	struct dmnic *dm = container_of(to_delayed_work(work), struct dmnic,
 					qerr_work);
 	struct net_device *netdev = dm->netdev;
+	DECLARE_BITMAP(map, DMNIC_MAX_QUEUES);
+	u32 words[3] = {};
 	bool found = false;
 	unsigned int q;
-	u64 map;
 
 	netdev_lock(netdev);
 	if (!netif_running(netdev)) {
@@ -1268,8 +1289,13 @@ void dmnic_qerr_work(struct work_struct *work)
 		goto unlock;
 	}
 
-	map = (u64)dmnic_rd32(dm, DMNIC_REG_ERR_QMAP_HI) << 32 |
-	      dmnic_rd32(dm, DMNIC_REG_ERR_QMAP_LO);
+	/* 32 queues a word; ERR_QMAP_X (1.3) only on a device that has it */
+	static_assert(DMNIC_MAX_QUEUES <= 32 * ARRAY_SIZE(words));
+	words[0] = dmnic_rd32(dm, DMNIC_REG_ERR_QMAP_LO);
+	words[1] = dmnic_rd32(dm, DMNIC_REG_ERR_QMAP_HI);
+	if (dm->max_queues > 64)
+		words[2] = dmnic_rd32(dm, DMNIC_REG_ERR_QMAP_X);
+	bitmap_from_arr32(map, words, DMNIC_MAX_QUEUES);
 	for (q = 0; q < dm->num_queues; q++) {
 		bool sw_rx = test_and_clear_bit(q, dm->qerr_sw_rx);
 		bool sw_tx = test_and_clear_bit(q, dm->qerr_sw_tx);
@@ -1277,11 +1303,11 @@ void dmnic_qerr_work(struct work_struct *work)
 		u32 st;
 		int err;
 
-		if (!qv || (!(map & BIT_ULL(q)) && !sw_rx && !sw_tx))
+		if (!qv || (!test_bit(q, map) && !sw_rx && !sw_tx))
 			continue;
 		found = true;
 		st = dmnic_rd32(dm, DMNIC_QREG(q, DMNIC_Q_STATUS));
-		if ((map & BIT_ULL(q)) && net_ratelimit())
+		if (test_bit(q, map) && net_ratelimit())
 			netdev_warn(netdev,
 				    "queue %u stopped by the device: rx error %u, tx error %u; restarting it\n",
 				    q,
@@ -1593,10 +1619,18 @@ void dmnic_netdev_init(struct dmnic *dm)
 	netdev->hw_features = NETIF_F_SG | NETIF_F_HW_CSUM | NETIF_F_RXCSUM |
 			      NETIF_F_RXHASH;
 	dm->caps = dmnic_rd32(dm, DMNIC_REG_CAPS);
-	/* 1.3 devices have 33 RSS contexts, older ones 8 */
+	/*
+	 * 1.3, CAPS_RSS_TBL512: 33 RSS contexts with 512-entry tables at
+	 * RSS_TBL; before, 8 contexts of 128 entries in the 1.1 windows
+	 */
 	static_assert(DMNIC_RSS_NUM_CTX <= BITS_PER_LONG);	/* rss_ctx_live */
+	dm->rss_tbl_max = DMNIC_RSS_INDIR_SIZE;
+	if ((dm->caps & DMNIC_CAPS_RSS_TBL512) &&
+	    dmnic_rd32(dm, DMNIC_REG_RSS_TBL_SIZE) == DMNIC_RSS_TBL_SIZE)
+		dm->rss_tbl_max = DMNIC_RSS_TBL_SIZE;
 	dm->rss_num_ctx = min_t(u32, dmnic_rd32(dm, DMNIC_REG_RSS_NUM_CTX),
-				DMNIC_RSS_NUM_CTX);
+				dm->rss_tbl_max > DMNIC_RSS_INDIR_SIZE ?
+				DMNIC_RSS_NUM_CTX : DMNIC_RSS_NUM_CTX_V11);
 	dm->fec_mode = DMNIC_FEC_RS;	/* 1.3: the device's reset value */
 	if (dm->caps & DMNIC_CAPS_TSO) {
 		/* Default GSO limits fit: IP length <= 64K, no BIG TCP. */
@@ -1653,7 +1687,8 @@ void dmnic_netdev_init(struct dmnic *dm)
 					   DMNIC_RSS_KEY_SIZE,
 					   DMNIC_RSS_KEY_SIZE_MAX) & ~3u;
 	netdev_rss_key_fill(dm->rss_key, dm->rss_key_size);
-	dm->rss_indir_size = dmnic_rss_indir_size(dm->num_queues);
+	dm->rss_indir_size = dmnic_rss_indir_size(dm->num_queues,
+						  dm->rss_tbl_max);
 	dmnic_rss_default(dm);
 
 	netif_set_real_num_queues(netdev, dm->num_queues, dm->num_queues);

@@ -728,6 +728,12 @@ static void dmnic_test_rss_hash_types(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, DMNIC_REG_RSS_HFIELDS(DMNIC_RSS_TYPE_IPV6_UDP),
 			0x224);
 	KUNIT_EXPECT_EQ(test, DMNIC_RSS_CTX_INDIR(3, 5), 0xa000 + 3 * 0x200 + 20);
+	/* 1.3 RSS_TBL: 512 entries of every context, 0x800 apart */
+	KUNIT_EXPECT_EQ(test, DMNIC_RSS_TBL(3, 5), 0x20000 + 3 * 0x800 + 20);
+	KUNIT_EXPECT_EQ(test, DMNIC_RSS_TBL(DMNIC_RSS_NUM_CTX - 1,
+					    DMNIC_RSS_TBL_SIZE - 1) + 4,
+			0x30800);
+	KUNIT_EXPECT_LE(test, 0x30800, DMNIC_BAR_REGS_SIZE);
 	/* defaults match the device's reset values (RSS_FIELDS = 0x3f) */
 	KUNIT_EXPECT_EQ(test, dmnic_rss_hf_default(DMNIC_RSS_TYPE_IPV4), 0x3);
 	KUNIT_EXPECT_EQ(test, dmnic_rss_hf_default(DMNIC_RSS_TYPE_IPV4_TCP), 0xf);
@@ -764,28 +770,50 @@ static struct kunit_suite dmnic_desc_test_suite = {
 	.test_cases = dmnic_desc_test_cases,
 };
 
-/* The table resizes with the channel count, 4x and a divisor of 128. */
+/*
+ * The table resizes with the channel count: 4 entries a queue (the least
+ * power of two with that many), at most the entries the device looks up
+ * (512 with CAPS_RSS_TBL512, else 128), dividing them. rss_drv.py's
+ * indir_size_4x then holds up to 128 queues (32 without the capability).
+ */
 static void dmnic_test_rss_indir_size(struct kunit *test)
 {
-	u32 tbl[DMNIC_RSS_INDIR_SIZE];
-	unsigned int nq, i;
+	static const u32 maxes[] = { DMNIC_RSS_INDIR_SIZE, DMNIC_RSS_TBL_SIZE };
+	u32 *tbl = kunit_kcalloc(test, DMNIC_RSS_TBL_SIZE, sizeof(*tbl),
+				 GFP_KERNEL);
+	unsigned int nq, i, m;
 
-	for (nq = 1; nq <= DMNIC_MAX_QUEUES; nq++) {
-		u32 n = dmnic_rss_indir_size(nq);
+	KUNIT_ASSERT_NOT_NULL(test, tbl);
+	for (m = 0; m < ARRAY_SIZE(maxes); m++) {
+		u32 tbl_max = maxes[m];
 
-		KUNIT_EXPECT_TRUE(test, is_power_of_2(n));
-		KUNIT_EXPECT_EQ(test, DMNIC_RSS_INDIR_SIZE % n, 0);
-		KUNIT_EXPECT_LE(test, n, DMNIC_RSS_INDIR_SIZE);
-		if (nq <= DMNIC_RSS_INDIR_SIZE / 4)
-			KUNIT_EXPECT_GE(test, n, 4 * nq);
-		else
-			KUNIT_EXPECT_EQ(test, n, DMNIC_RSS_INDIR_SIZE);
+		for (nq = 1; nq <= DMNIC_MAX_QUEUES; nq++) {
+			u32 n = dmnic_rss_indir_size(nq, tbl_max);
+
+			KUNIT_EXPECT_TRUE(test, is_power_of_2(n));
+			KUNIT_EXPECT_EQ(test, tbl_max % n, 0);
+			KUNIT_EXPECT_LE(test, n, tbl_max);
+			if (nq <= tbl_max / 4) {
+				KUNIT_EXPECT_GE(test, n, 4 * nq);
+				KUNIT_EXPECT_LT(test, n / 2, 4 * nq);
+			} else {
+				KUNIT_EXPECT_EQ(test, n, tbl_max);
+			}
+		}
 	}
-	KUNIT_EXPECT_EQ(test, dmnic_rss_indir_size(0), 4);
-	KUNIT_EXPECT_EQ(test, dmnic_rss_indir_size(2), 8);
-	KUNIT_EXPECT_EQ(test, dmnic_rss_indir_size(3), 16);
-	KUNIT_EXPECT_EQ(test, dmnic_rss_indir_size(16), 64);
-	KUNIT_EXPECT_NE(test, dmnic_rss_indir_size(2), dmnic_rss_indir_size(16));
+	KUNIT_EXPECT_EQ(test, dmnic_rss_indir_size(0, 128), 4);
+	KUNIT_EXPECT_EQ(test, dmnic_rss_indir_size(2, 128), 8);
+	KUNIT_EXPECT_EQ(test, dmnic_rss_indir_size(3, 128), 16);
+	KUNIT_EXPECT_EQ(test, dmnic_rss_indir_size(16, 128), 64);
+	KUNIT_EXPECT_EQ(test, dmnic_rss_indir_size(16, 512), 64);
+	KUNIT_EXPECT_NE(test, dmnic_rss_indir_size(2, 128),
+			dmnic_rss_indir_size(16, 128));
+	/* rss_ctx.py context32: 66 channels; the device's 72: 288 -> 512 */
+	KUNIT_EXPECT_EQ(test, dmnic_rss_indir_size(33, 128), 128);
+	KUNIT_EXPECT_EQ(test, dmnic_rss_indir_size(33, 512), 256);
+	KUNIT_EXPECT_EQ(test, dmnic_rss_indir_size(66, 512), 512);
+	KUNIT_EXPECT_EQ(test, dmnic_rss_indir_size(DMNIC_MAX_QUEUES,
+						   DMNIC_RSS_TBL_SIZE), 512);
 
 	/* unfold repeats the period; a fold back keeps the same entries */
 	for (i = 0; i < 4; i++)
@@ -795,6 +823,9 @@ static void dmnic_test_rss_indir_size(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, tbl[i], 3 - i % 4);
 	dmnic_rss_indir_resize(tbl, 64, 16);
 	for (i = 0; i < 16; i++)
+		KUNIT_EXPECT_EQ(test, tbl[i], 3 - i % 4);
+	dmnic_rss_indir_resize(tbl, 16, DMNIC_RSS_TBL_SIZE);
+	for (i = 0; i < DMNIC_RSS_TBL_SIZE; i++)
 		KUNIT_EXPECT_EQ(test, tbl[i], 3 - i % 4);
 }
 
