@@ -112,6 +112,15 @@ def listening(port, ns=None):
                for line in r.stdout.splitlines()[1:] if len(line.split()) > 3)
 
 
+def queue_restarts(ifname, which="tx"):
+    """Queue restarts the driver made (ethtool -S {rx,tx}_queue_restarts; the interface's
+    rx/tx_errors count the device's own errors, not these). -1 without the counter."""
+    r = subprocess.run(["ethtool", "-S", ifname], capture_output=True, text=True,
+                       check=False)
+    m = re.search(rf"^\s*{which}_queue_restarts: (\d+)$", r.stdout, re.M)
+    return int(m.group(1)) if m else -1
+
+
 def dmesg():
     return subprocess.run(["dmesg"], capture_output=True, text=True).stdout.splitlines()
 
