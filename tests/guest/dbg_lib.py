@@ -49,6 +49,15 @@ def splat_regex():
 
 SPLAT = splat_regex()
 KMEMLEAK = "/sys/kernel/debug/kmemleak"
+# kmemleak's own thread scans all memory every 10 min: under TCG with KASAN that is tens of
+# seconds of a vCPU, taken at random from whatever scenario runs then (throughput checks
+# such as pp_alloc_fail's 4000 packets/s). The scenarios scan when they end
+# (kmemleak_scan()), so the thread is stopped; "scan" still works.
+try:
+    with open(KMEMLEAK, "w", encoding="ascii") as _f:
+        _f.write("scan=off")
+except OSError:
+    pass
 # The repeating pattern ncdevmem -v 7 validates: bytes 1..6 then '\n'.
 PATTERN = bytes([1, 2, 3, 4, 5, 6, 10])
 YES_CMD = "yes \"$(printf '\\001\\002\\003\\004\\005\\006')\""
@@ -110,6 +119,15 @@ def listening(port, ns=None):
     want = f":{port:04X} "
     return any(want in line and line.split()[3] == "0A"
                for line in r.stdout.splitlines()[1:] if len(line.split()) > 3)
+
+
+def queue_restarts(ifname, which="tx"):
+    """Queue restarts the driver made (ethtool -S {rx,tx}_queue_restarts; the interface's
+    rx/tx_errors count the device's own errors, not these). -1 without the counter."""
+    r = subprocess.run(["ethtool", "-S", ifname], capture_output=True, text=True,
+                       check=False)
+    m = re.search(rf"^\s*{which}_queue_restarts: (\d+)$", r.stdout, re.M)
+    return int(m.group(1)) if m else -1
 
 
 def dmesg():

@@ -262,15 +262,26 @@ QEMU_BUILD_BUG_ON(DMNIC_SHG_RATE_LO != DMNIC_SHQ_RATE_LO ||
                   != DMNIC_SHQ_BURST);
 QEMU_BUILD_BUG_ON(DMNIC_MAX_QUEUES > 128);
 
+/* @addr in @n blocks of @stride bytes from @base: block @i, offset @off */
+static bool dmnic_shaper_block(hwaddr addr, hwaddr base, unsigned n,
+                               hwaddr stride, unsigned *i, hwaddr *off)
+{
+    if (addr < base || addr >= base + n * stride) {
+        return false;
+    }
+    *i = (addr - base) / stride;
+    *off = (addr - base) % stride;
+    return true;
+}
+
 bool devmem_nic_shaper_read(DevmemNicCore *core, hwaddr addr, uint32_t *val)
 {
     DmnicShaper *sh = &core->shaper;
+    unsigned qi, g;
+    hwaddr off;
 
-    if (addr >= DMNIC_SHAPER_Q(0) &&
-        addr < DMNIC_SHAPER_Q(core->num_queues)) {
-        unsigned qi = (addr - DMNIC_SHAPER_Q(0)) / DMNIC_SHAPER_Q_STRIDE;
-        hwaddr off = (addr - DMNIC_SHAPER_Q(0)) % DMNIC_SHAPER_Q_STRIDE;
-
+    if (dmnic_shaper_block(addr, DMNIC_SHAPER_Q(0), core->num_queues,
+                           DMNIC_SHAPER_Q_STRIDE, &qi, &off)) {
         switch (off) {
         case DMNIC_SHQ_GROUP:
             *val = sh->q_group[qi];
@@ -287,11 +298,8 @@ bool devmem_nic_shaper_read(DevmemNicCore *core, hwaddr addr, uint32_t *val)
         }
         return dmnic_bucket_read(&sh->q[qi], off, val);
     }
-    if (addr >= DMNIC_SHAPER_GRP(0) &&
-        addr < DMNIC_SHAPER_GRP(DMNIC_SHAPER_NUM_GROUPS)) {
-        unsigned g = (addr - DMNIC_SHAPER_GRP(0)) / DMNIC_SHAPER_GRP_STRIDE;
-        hwaddr off = (addr - DMNIC_SHAPER_GRP(0)) % DMNIC_SHAPER_GRP_STRIDE;
-
+    if (dmnic_shaper_block(addr, DMNIC_SHAPER_GRP(0), DMNIC_SHAPER_NUM_GROUPS,
+                           DMNIC_SHAPER_GRP_STRIDE, &g, &off)) {
         if (off == DMNIC_SHG_PARENT) {
             *val = sh->grp_parent[g];
             return true;
@@ -313,12 +321,11 @@ bool devmem_nic_shaper_read(DevmemNicCore *core, hwaddr addr, uint32_t *val)
 bool devmem_nic_shaper_write(DevmemNicCore *core, hwaddr addr, uint32_t val)
 {
     DmnicShaper *sh = &core->shaper;
+    unsigned qi, g;
+    hwaddr off;
 
-    if (addr >= DMNIC_SHAPER_Q(0) &&
-        addr < DMNIC_SHAPER_Q(core->num_queues)) {
-        unsigned qi = (addr - DMNIC_SHAPER_Q(0)) / DMNIC_SHAPER_Q_STRIDE;
-        hwaddr off = (addr - DMNIC_SHAPER_Q(0)) % DMNIC_SHAPER_Q_STRIDE;
-
+    if (dmnic_shaper_block(addr, DMNIC_SHAPER_Q(0), core->num_queues,
+                           DMNIC_SHAPER_Q_STRIDE, &qi, &off)) {
         switch (off) {
         case DMNIC_SHQ_GROUP:
             sh->q_group[qi] = dmnic_shaper_group_val(val, "queue", qi);
@@ -331,11 +338,8 @@ bool devmem_nic_shaper_write(DevmemNicCore *core, hwaddr addr, uint32_t val)
         }
         return dmnic_bucket_write(core, &sh->q[qi], off, val, "queue", qi);
     }
-    if (addr >= DMNIC_SHAPER_GRP(0) &&
-        addr < DMNIC_SHAPER_GRP(DMNIC_SHAPER_NUM_GROUPS)) {
-        unsigned g = (addr - DMNIC_SHAPER_GRP(0)) / DMNIC_SHAPER_GRP_STRIDE;
-        hwaddr off = (addr - DMNIC_SHAPER_GRP(0)) % DMNIC_SHAPER_GRP_STRIDE;
-
+    if (dmnic_shaper_block(addr, DMNIC_SHAPER_GRP(0), DMNIC_SHAPER_NUM_GROUPS,
+                           DMNIC_SHAPER_GRP_STRIDE, &g, &off)) {
         if (off == DMNIC_SHG_PARENT) {
             sh->grp_parent[g] = dmnic_shaper_group_val(val, "group", g);
             dmnic_shaper_release(core);

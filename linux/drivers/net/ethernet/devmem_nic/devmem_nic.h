@@ -610,6 +610,7 @@ void dmnic_hw_qstats_get(struct dmnic *dm, unsigned int q,
 			 struct dmnic_hw_qstats *hq);
 void dmnic_hw_gstats_get(struct dmnic *dm, struct dmnic_hw_gstats *hg);
 void dmnic_rss_default(struct dmnic *dm);
+void dmnic_rss_key_write(struct dmnic *dm);
 void dmnic_rss_write(struct dmnic *dm);
 void dmnic_rss_tbl_write(struct dmnic *dm, u32 ctx, const u32 *tbl);
 void dmnic_hds_thresh_write(struct dmnic *dm);

@@ -775,7 +775,15 @@ static int dmnic_set_rxfh(struct net_device *netdev,
 		       dm->rss_indir_size * sizeof(*rxfh->indir));
 	if (rxfh->key)
 		memcpy(dm->rss_key, rxfh->key, dm->rss_key_size);
-	dmnic_rss_write(dm);
+	/*
+	 * Write only what changed: a key alone is REG_RSS_KEY_SIZE / 4
+	 * registers, not the whole RSS state, so rehashing under load is
+	 * quick (rss_ctx.py hitless_key_update).
+	 */
+	if (rxfh->indir || rxfh->input_xfrm != RXH_XFRM_NO_CHANGE)
+		dmnic_rss_write(dm);
+	else if (rxfh->key)
+		dmnic_rss_key_write(dm);
 	return 0;
 }
 

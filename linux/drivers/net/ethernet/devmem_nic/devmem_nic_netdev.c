@@ -47,6 +47,15 @@ void dmnic_rss_default(struct dmnic *dm)
 		dm->rss_indir[i] = ethtool_rxfh_indir_default(i, dm->num_queues);
 }
 
+void dmnic_rss_key_write(struct dmnic *dm)
+{
+	unsigned int i;
+
+	for (i = 0; i < dm->rss_key_size; i += 4)
+		dmnic_wr32(dm, DMNIC_REG_RSS_KEY + i,
+			   get_unaligned_le32(&dm->rss_key[i]));
+}
+
 /*
  * The table of RSS context @ctx: spec, a table of rss_indir_size entries
  * written repeated into every entry the device looks up. With
@@ -72,11 +81,7 @@ void dmnic_rss_tbl_write(struct dmnic *dm, u32 ctx, const u32 *tbl)
 
 void dmnic_rss_write(struct dmnic *dm)
 {
-	unsigned int i;
-
-	for (i = 0; i < dm->rss_key_size; i += 4)
-		dmnic_wr32(dm, DMNIC_REG_RSS_KEY + i,
-			   get_unaligned_le32(&dm->rss_key[i]));
+	dmnic_rss_key_write(dm);
 	dmnic_rss_tbl_write(dm, 0, dm->rss_indir);
 	dmnic_wr32(dm, DMNIC_REG_DEFAULT_QUEUE, 0);
 	dmnic_rss_hash_write(dm);
@@ -219,6 +224,23 @@ static void dmnic_qv_quiesce(struct dmnic *dm, struct dmnic_napi *qv)
 	timer_delete_sync(&qv->refill_timer);
 	netif_queue_set_napi(dm->netdev, q, NETDEV_QUEUE_TYPE_RX, NULL);
 	netif_queue_set_napi(dm->netdev, q, NETDEV_QUEUE_TYPE_TX, NULL);
+}
+
+/*
+ * No completion or XDP_TX (NAPI), then no xmit on queue pair @qv: in this
+ * order, as NAPI's completions wake the TX queue. The rings stay with the
+ * device (dmnic_queue_hw_stop() takes them back).
+ */
+static void dmnic_qv_halt(struct dmnic *dm, struct dmnic_napi *qv)
+{
+	struct netdev_queue *txq = netdev_get_tx_queue(dm->netdev, qv->idx);
+
+	dmnic_irq_disable(dm, qv->idx);
+	synchronize_irq(dmnic_queue_irq_nr(dm, qv->idx));
+	napi_disable_locked(&qv->napi);
+	__netif_tx_lock_bh(txq);
+	netif_tx_stop_queue(txq);
+	__netif_tx_unlock_bh(txq);
 }
 
 /*
@@ -807,15 +829,9 @@ struct xsk_buff_pool *dmnic_xsk_pool(struct dmnic *dm, unsigned int q)
  */
 static void dmnic_xsk_queue_kill(struct dmnic *dm, unsigned int q)
 {
-	struct netdev_queue *txq = netdev_get_tx_queue(dm->netdev, q);
 	struct dmnic_napi *qv = dm->qv[q];
 
-	dmnic_irq_disable(dm, q);
-	synchronize_irq(dmnic_queue_irq_nr(dm, q));
-	napi_disable_locked(&qv->napi);
-	__netif_tx_lock_bh(txq);
-	netif_tx_stop_queue(txq);
-	__netif_tx_unlock_bh(txq);
+	dmnic_qv_halt(dm, qv);
 	/* a device that does not stop is reset before anything is reused */
 	if (dmnic_queue_hw_stop(dm, q, true) | dmnic_queue_hw_stop(dm, q, false))
 		dmnic_reset_dma(dm);
@@ -1131,23 +1147,13 @@ static int dmnic_queue_stop(struct net_device *netdev, void *qmem, int idx)
 {
 	struct dmnic *dm = netdev_priv(netdev);
 	struct dmnic_napi *qv = dmnic_rxq_qv(dm, idx);
-	struct netdev_queue *txq;
 	int err;
 
 	if (!qv)
 		return -ENETDOWN;
-	txq = netdev_get_tx_queue(netdev, idx);
 
-	/* No completion or XDP_TX (NAPI), then no xmit: in this order, as
-	 * NAPI's completions wake the queue.
-	 */
-	dmnic_irq_disable(dm, idx);
-	synchronize_irq(dmnic_queue_irq_nr(dm, idx));
-	napi_disable_locked(&qv->napi);
+	dmnic_qv_halt(dm, qv);
 	timer_delete_sync(&qv->refill_timer);
-	__netif_tx_lock_bh(txq);
-	netif_tx_stop_queue(txq);
-	__netif_tx_unlock_bh(txq);
 	netif_queue_set_napi(netdev, idx, NETDEV_QUEUE_TYPE_RX, NULL);
 	netif_queue_set_napi(netdev, idx, NETDEV_QUEUE_TYPE_TX, NULL);
 
@@ -1217,15 +1223,8 @@ static void dmnic_tx_recover(struct dmnic *dm, struct dmnic_napi *qv)
 	struct netdev_queue *txq = netdev_get_tx_queue(dm->netdev, qv->idx);
 	unsigned int q = qv->idx;
 
-	/* No TX completion or XDP_TX (NAPI), then no xmit, while the ring is
-	 * rebuilt; in this order, as NAPI's completions wake the queue.
-	 */
-	dmnic_irq_disable(dm, q);
-	synchronize_irq(dmnic_queue_irq_nr(dm, q));
-	napi_disable_locked(&qv->napi);
-	__netif_tx_lock_bh(txq);
-	netif_tx_stop_queue(txq);
-	__netif_tx_unlock_bh(txq);
+	/* nothing touches the TX ring while it is rebuilt */
+	dmnic_qv_halt(dm, qv);
 
 	/* Spec: clear the enable bit, reprogram, enable. Descriptors the
 	 * device did not complete are ours again: their packets are lost.

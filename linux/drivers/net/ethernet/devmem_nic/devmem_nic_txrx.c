@@ -1701,6 +1701,16 @@ static void dmnic_rx_finish(struct dmnic *dm, struct dmnic_rx_queue *rx,
 	dmnic_rx_deliver(dm, rx, napi, skb, c, flags, placed);
 }
 
+/* An XDP verdict's RX counters: the frame was received, and went @which way */
+static void dmnic_rx_xdp_count(struct dmnic_rx_queue *rx, u32 len, u64 *which)
+{
+	u64_stats_update_begin(&rx->stats.syncp);
+	rx->stats.packets++;
+	rx->stats.bytes += len;
+	(*which)++;
+	u64_stats_update_end(&rx->stats.syncp);
+}
+
 /*
  * EOP on an XDP queue: run the program on the assembled frame (header
  * buffer plus frags) and act on the verdict. A single buffer program never
@@ -1736,11 +1746,7 @@ static void dmnic_rx_finish_xdp(struct dmnic *dm, struct dmnic_napi *qv,
 		if (!xdp_do_redirect(dm->netdev, xdp, prog)) {
 			rx->xbuf_hdr = 0;
 			*redir = true;
-			u64_stats_update_begin(&rx->stats.syncp);
-			rx->stats.packets++;
-			rx->stats.bytes += pkt_len;
-			rx->stats.xdp_redirect++;
-			u64_stats_update_end(&rx->stats.syncp);
+			dmnic_rx_xdp_count(rx, pkt_len, &rx->stats.xdp_redirect);
 			return;
 		}
 		trace_xdp_exception(dm->netdev, prog, act);
@@ -1760,11 +1766,7 @@ static void dmnic_rx_finish_xdp(struct dmnic *dm, struct dmnic_napi *qv,
 		if (dmnic_xdp_tx(dm, qv, xdp, rx->xbuf_hdr)) {
 			/* the TX completion recycles the buffers */
 			rx->xbuf_hdr = 0;
-			u64_stats_update_begin(&rx->stats.syncp);
-			rx->stats.packets++;
-			rx->stats.bytes += pkt_len;
-			rx->stats.xdp_tx++;
-			u64_stats_update_end(&rx->stats.syncp);
+			dmnic_rx_xdp_count(rx, pkt_len, &rx->stats.xdp_tx);
 			return;
 		}
 		u64_stats_update_begin(&rx->stats.syncp);
@@ -1782,11 +1784,7 @@ static void dmnic_rx_finish_xdp(struct dmnic *dm, struct dmnic_napi *qv,
 		break;
 	}
 	/* XDP is the first layer of the stack: its drops were received. */
-	u64_stats_update_begin(&rx->stats.syncp);
-	rx->stats.packets++;
-	rx->stats.bytes += pkt_len;
-	rx->stats.xdp_drops++;
-	u64_stats_update_end(&rx->stats.syncp);
+	dmnic_rx_xdp_count(rx, pkt_len, &rx->stats.xdp_drops);
 	dmnic_rx_xbuf_put(rx, true);
 }
 
@@ -1948,11 +1946,7 @@ static void dmnic_xsk_finish(struct dmnic *dm, struct dmnic_napi *qv,
 	case XDP_REDIRECT:
 		if (!xdp_do_redirect(dm->netdev, xdp, prog)) {
 			*redir = true;
-			u64_stats_update_begin(&rx->stats.syncp);
-			rx->stats.packets++;
-			rx->stats.bytes += len;
-			rx->stats.xdp_redirect++;
-			u64_stats_update_end(&rx->stats.syncp);
+			dmnic_rx_xdp_count(rx, len, &rx->stats.xdp_redirect);
 			return;
 		}
 		trace_xdp_exception(dm->netdev, prog, act);
@@ -1970,11 +1964,7 @@ static void dmnic_xsk_finish(struct dmnic *dm, struct dmnic_napi *qv,
 		return;
 	case XDP_TX:
 		if (dmnic_xsk_xdp_tx(dm, qv, xdp)) {
-			u64_stats_update_begin(&rx->stats.syncp);
-			rx->stats.packets++;
-			rx->stats.bytes += len;
-			rx->stats.xdp_tx++;
-			u64_stats_update_end(&rx->stats.syncp);
+			dmnic_rx_xdp_count(rx, len, &rx->stats.xdp_tx);
 			return;
 		}
 		u64_stats_update_begin(&rx->stats.syncp);
@@ -1991,11 +1981,7 @@ static void dmnic_xsk_finish(struct dmnic *dm, struct dmnic_napi *qv,
 	case XDP_DROP:
 		break;
 	}
-	u64_stats_update_begin(&rx->stats.syncp);
-	rx->stats.packets++;
-	rx->stats.bytes += len;
-	rx->stats.xdp_drops++;
-	u64_stats_update_end(&rx->stats.syncp);
+	dmnic_rx_xdp_count(rx, len, &rx->stats.xdp_drops);
 	xsk_buff_free(xdp);
 }
 
