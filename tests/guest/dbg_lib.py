@@ -25,6 +25,7 @@ import socket
 import struct
 import subprocess
 import sys
+import threading
 import time
 
 KSFT = os.environ.get("KSFT", "/opt/ksft/kselftest")
@@ -184,6 +185,27 @@ class Scenario:
             except OSError:
                 pass
         kmsg(f"scenario {name} begin")
+        self._done = threading.Event()
+        self._stall = float(os.environ.get("DBG_STALL_DUMP", "420"))
+        if self._stall > 0:
+            threading.Thread(target=self._stall_dump, daemon=True).start()
+
+    def _stall_dump(self):
+        """A scenario still running after DBG_STALL_DUMP seconds (default 420; 0 = off):
+        put every CPU's and every task's stack into the kernel log once (sysrq l, w, t), so
+        a hang that no detector reports (a task sleeping in a loop, a blocked netlink call
+        waiting behind it) leaves its evidence on the console before the run is killed."""
+        if self._done.wait(self._stall):
+            return
+        print(f"# {self.name}: still running after {self._stall:.0f} s: task stacks to "
+              "the kernel log (sysrq l, w, t)", flush=True)
+        kmsg(f"scenario {self.name} stalled {self._stall:.0f} s: sysrq l w t")
+        for c in "lwt":
+            try:
+                with open("/proc/sysrq-trigger", "w", encoding="ascii") as f:
+                    f.write(c)
+            except OSError as e:
+                print(f"# sysrq {c}: {e}", flush=True)
 
     # -- YNL families (lazily: an import error is a test failure, not a crash)
     @property
@@ -225,6 +247,7 @@ class Scenario:
         return os.environ.get("DEVMEM_LAB_HOST_AGENT") == "1"
 
     def finish(self):
+        self._done.set()
         for p in self.procs:
             if p.poll() is None:
                 kill_group(p)
