@@ -50,6 +50,22 @@ t "parallel: no guest runs a devmem program after an accel one (pairs in order, 
         for g in "$PT"/po/guest-*; do
             grep "^# devmem-lab: begin" "$g/output.log" | cut -d" " -f4 | uniq | tr "\n" " "; echo
         done | grep -q "accel devmem" && { cat "$PT"/po/jobs.tsv; false; } || [ "$(grep -c "^accel" "$PT/po/matrix.txt")" = 3 ]'
+# solo.txt: a program that runs alone (no other guest's program overlaps it in time).
+printf 'drivers/net:b.py  # a reason\ndevmem-lab:dbg-x  # destructive and solo\n' >"$PT/solo.txt"
+t "parallel: solo programs run alone (no other program overlaps them); every program runs" \
+    bash -c 'rm -f "$PT/tl"; DEVMEM_LAB_SOLO="$PT/solo.txt" FAKE_TIMELINE="$PT/tl" FAKE_SLEEP=0.4 \
+            prun "$PT/solo" --jobs 3 >/dev/null 2>&1
+        [ "$(wc -l <"$PT/tl")" = 6 ] && [ "$(grep -c "	done" "$PT/solo/jobs.tsv")" = 6 ] &&
+        grep -q " solo$" "$PT/solo/jobs.txt" &&
+        awk "NR == FNR { if (\$1 == \"drivers/net:b.py\" || \$1 == \"devmem-lab:dbg-x\") { s[\$1] = \$2; e[\$1] = \$3 }; next }
+             { for (k in s) if (\$1 != k && \$2 < e[k] && \$3 > s[k]) { print \$1 \" overlaps \" k; bad = 1 } }
+             END { exit bad }" "$PT/tl" "$PT/tl" || { cat "$PT/tl" "$PT/solo/jobs.tsv"; false; }'
+t "parallel: without solo.txt, programs overlap (the solo check above can fail)" \
+    bash -c 'rm -f "$PT/tl2"; DEVMEM_LAB_SOLO=/nonexistent FAKE_TIMELINE="$PT/tl2" FAKE_SLEEP=0.4 \
+            prun "$PT/nosolo" --jobs 3 >/dev/null 2>&1
+        awk "NR == FNR { if (\$1 == \"drivers/net:b.py\") { s = \$2; e = \$3 }; next }
+             \$1 != \"drivers/net:b.py\" && \$2 < e && \$3 > s { hit = 1 } END { exit !hit }" "$PT/tl2" "$PT/tl2" ||
+            { cat "$PT/tl2"; false; }'
 t "parallel: a guest that dies loses only its program (lost, not run again); the others finish the queue" \
     bash -c 'FAKE_DIE_ON=drivers/net/hw:d.py prun "$PT/die" --jobs 2 >/dev/null 2>&1
         [ "$(awk -F"\t" "\$4 == \"lost\"" "$PT/die/jobs.tsv" | cut -f2)" = drivers/net/hw:d.py ] &&
