@@ -721,26 +721,39 @@ KNOWN_UPSTREAM = known_upstream()
 
 
 def classify_splats(lines):
-    """(splat lines, known-upstream splat count): a '[ cut here ]'...'[ end trace' block
-    that contains a KNOWN_UPSTREAM line is dropped as a whole."""
+    """(splat lines, known-upstream splat count). A block starts at '[ cut here ]' or at a
+    splat line not in a block (a KASAN or UBSAN report has no cut line: 'BUG: KASAN: ...'
+    between lines of '='), and runs to '---[ end trace', the next '[ cut here ]', the
+    report's closing '=' line or 200 lines, as scripts/lib/ktap.py's splat_blocks cuts
+    them; a block that contains a KNOWN_UPSTREAM line is dropped as a whole."""
     out, known, block = [], 0, None
+
+    def close():
+        nonlocal known
+        if any(k in b for b in block for k in KNOWN_UPSTREAM):
+            known += 1
+        else:
+            out.extend(b for b in block if SPLAT.search(b))
+
     for ln in lines:
-        if "------------[ cut here ]------------" in ln:
+        cut = "------------[ cut here ]------------" in ln
+        if block is not None and cut:
+            close()
+            block = None
+        if block is None:
+            if cut:
+                block = []
+                continue
+            if not SPLAT.search(ln):
+                continue
             block = []
-            continue
-        if block is not None:
-            block.append(ln)
-            if "---[ end trace" in ln:
-                if any(k in b for b in block for k in KNOWN_UPSTREAM):
-                    known += 1
-                else:
-                    out += [b for b in block if SPLAT.search(b)]
-                block = None
-            continue
-        if SPLAT.search(ln):
-            out.append(ln)
+        block.append(ln)
+        if ("---[ end trace" in ln or len(block) >= 200 or
+                (len(block) > 1 and re.search(r"\] ={40,}\s*$", ln))):
+            close()
+            block = None
     if block:
-        out += [b for b in block if SPLAT.search(b)]
+        close()
     return out, known
 
 
