@@ -197,8 +197,8 @@ typedef struct DmnicMac {
     uint32_t hold_qi;
     DmnicRxSteer hold_st;
     QEMUTimer *hold_timer;  /* the stall limit */
-    bool hold_stalled;      /* the stall limit dropped one: no hold until
-                             * buffers are posted */
+    /* the stall limit dropped one: no hold until buffers are posted */
+    bool hold_stalled;
     bool rx_flush;          /* the cable's queue is to be flushed (rx_bh) */
     QEMUBH *rx_bh;
 } DmnicMac;

@@ -17,6 +17,7 @@
 #include "migration/vmstate.h"
 #include "system/runstate.h"
 #include "net/eth.h"
+#include "net/queue.h"
 #include "devmem-nic-core.h"
 #include "trace.h"
 
@@ -165,6 +166,28 @@ static bool dmnic_hold_retry(DevmemNicCore *core)
     return true;
 }
 
+/*
+ * The frames that waited come in, oldest first.  Those QEMU queued for us
+ * (our incoming queue) are older than those a hub still holds at its
+ * sender's port, but qemu_flush_queued_packets() flushes the hub first:
+ * so ours go first, and the hub's only once ours are all in and no frame
+ * is held again.  A hub moves the frames of its port into our queue when
+ * it flushes, and tells their sender they went: flushing it only into an
+ * empty queue keeps that to what one sender had waiting.  A frame held
+ * again stops either flush (our receive returns 0, and the net layer
+ * keeps the frame first in our queue).
+ */
+static void dmnic_rx_flush(DevmemNicCore *core)
+{
+    NetClientState *nc = qemu_get_queue(core->nic);
+
+    core->mctl.rx_flush = false;
+    nc->receive_disabled = 0;
+    if (qemu_net_queue_flush(nc->incoming_queue) && !core->mctl.hold_buf) {
+        qemu_flush_queued_packets(nc);
+    }
+}
+
 static void dmnic_rx_bh(void *opaque)
 {
     DevmemNicCore *core = opaque;
@@ -177,14 +200,7 @@ static void dmnic_rx_bh(void *opaque)
         return;     /* still no buffers */
     }
     if (mac->rx_flush) {
-        /*
-         * can_receive() stays false meanwhile: the hub moves the frames it
-         * queued behind those already queued for us, and this queue is
-         * then delivered head first, so no frame overtakes another.  A
-         * frame held again stops the flush (receive returns 0).
-         */
-        qemu_flush_queued_packets(qemu_get_queue(core->nic));
-        mac->rx_flush = false;
+        dmnic_rx_flush(core);
     }
 }
 
