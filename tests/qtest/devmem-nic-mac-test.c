@@ -2,8 +2,9 @@
  * QTest for devmem-nic pause frames and FEC counters (docs/specs/
  * devmem-nic.rst, "Pause frames and FEC"): registers, pause frames
  * counted, honoured for exactly their time on the virtual clock, sent on
- * RX starvation and released by posted buffers, the FEC codeword
- * histogram, reset and migration.
+ * RX starvation and released by posted buffers, lossless receive (the RX
+ * hold, its stall limit, and a devmem-nic sender that waits for the cable
+ * on a hub), the FEC codeword histogram, reset and migration.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -223,12 +224,60 @@ static void expect_pause_frame(DnState *s, uint16_t quanta)
     g_assert_cmphex(lduw_be_p(out + 16), ==, quanta);
 }
 
-/* PAUSE_CTRL_TX: one XOFF when RX starves, an XON when buffers come */
+/* A 142-byte UDP frame from port @sport, into the cable, not waited for */
+static void send_udp(DnState *s, uint16_t sport)
+{
+    uint8_t frame[256];
+    DlPktSpec spec;
+    size_t len;
+
+    dl_pkt_default(&spec, 4, DL_PROTO_UDP, 100);
+    spec.sport = sport;
+    len = dl_pkt_build(&spec, frame, NULL);
+    dl_sock_send(s->sv[0], frame, len);
+}
+
+/* Waits (10 s at most) until G_RX_FRAMES is @n */
+static void wait_frames(DnState *s, uint64_t n)
+{
+    gint64 end = g_get_monotonic_time() + 10 * G_USEC_PER_SEC;
+
+    while (dn_rd64(s, DMNIC_REG_G_RX_FRAMES) < n) {
+        g_assert_cmpint(g_get_monotonic_time(), <, end);
+        g_usleep(1000);
+    }
+    g_assert_cmpuint(dn_rd64(s, DMNIC_REG_G_RX_FRAMES), ==, n);
+}
+
+/* The UDP source port of the frame in RX completion @idx of queue 0 */
+static uint16_t rx_sport(DnState *s, uint32_t idx)
+{
+    DnCpl c;
+
+    dn_read_cpl(s, 0, idx, &c);
+    g_assert_true(c.flags & DMNIC_RXC_F_GEN);
+    g_assert_cmpuint(c.pkt_len, ==, 142);
+    return qtest_readb(s->qts, s->q[0].hbuf[c.hdr_id] + 34) << 8 |
+           qtest_readb(s->qts, s->q[0].hbuf[c.hdr_id] + 35);
+}
+
+static uint32_t pause_st(DnState *s)
+{
+    return dn_rd(s, DMNIC_REG_PAUSE_STATUS);
+}
+
+/*
+ * Without PAUSE_CTRL_TX a frame without buffers is dropped and nothing is
+ * sent.  With it the frame is held (one XOFF), the cable waits, and
+ * buffers posted later take it and the frames behind it, in order: none
+ * lost, each counted once; an XON when the held frame is placed.
+ */
 static void test_pause_send(void)
 {
     DlPktSpec spec;
     uint8_t frame[256], out[256];
     size_t len;
+    unsigned i;
     DnState s;
 
     mac_start_rx(&s);
@@ -239,38 +288,291 @@ static void test_pause_send(void)
     dn_inject(&s, frame, len);
     g_assert_cmpuint(dn_qstat(&s, 0, DMNIC_Q_RX_DROP_NOBUF), ==, 1);
     g_assert_cmpint(dl_sock_recv(s.sv[0], out, sizeof(out), 200), ==, -1);
+    g_assert_cmphex(pause_st(&s), ==, 0);
 
     dn_wr(&s, DMNIC_REG_PAUSE_QUANTA, 0x1234);
     dn_wr(&s, DMNIC_REG_PAUSE_CTRL, DMNIC_PAUSE_CTRL_TX);
-    dn_inject(&s, frame, len);
+    send_udp(&s, 1001);
+    wait_frames(&s, 2);
     expect_pause_frame(&s, 0x1234);
-    g_assert_cmphex(dn_rd(&s, DMNIC_REG_PAUSE_STATUS), ==,
-                    DMNIC_PAUSE_ST_XOFF);
-    /* still starving: no second XOFF */
-    dn_inject(&s, frame, len);
+    g_assert_cmphex(pause_st(&s), ==,
+                    DMNIC_PAUSE_ST_XOFF | DMNIC_PAUSE_ST_RX_HELD);
+    g_assert_cmpuint(dn_qstat(&s, 0, DMNIC_Q_RX_DROP_NOBUF), ==, 1);
+    /* the cable waits: frames behind the held one are not taken */
+    send_udp(&s, 1002);
+    send_udp(&s, 1003);
+    send_udp(&s, 1004);
     g_assert_cmpint(dl_sock_recv(s.sv[0], out, sizeof(out), 200), ==, -1);
-    g_assert_cmpuint(dn_qstat(&s, 0, DMNIC_Q_RX_DROP_NOBUF), ==, 3);
+    g_assert_cmpuint(dn_rd64(&s, DMNIC_REG_G_RX_FRAMES), ==, 2);
     g_assert_cmpuint(dn_rd64(&s, DMNIC_REG_G_PAUSE_TX), ==, 1);
 
-    /* buffers posted: XON, and the next frame is delivered */
-    dn_post_bufs(&s, 0, 8, 8, 4096);
+    /* two buffers: 1001 and 1002 placed (XON), 1003 held again (XOFF) */
+    dn_post_bufs(&s, 0, 2, 0, 4096);
     expect_pause_frame(&s, 0);
-    g_assert_cmphex(dn_rd(&s, DMNIC_REG_PAUSE_STATUS), ==, 0);
-    dn_inject(&s, frame, len);
-    g_assert_cmpuint(dn_qstat(&s, 0, DMNIC_Q_RX_PACKETS), ==, 1);
-    g_assert_cmpint(dl_sock_recv(s.sv[0], out, sizeof(out), 200), ==, -1);
-    g_assert_cmpuint(dn_rd64(&s, DMNIC_REG_G_PAUSE_TX), ==, 2);
+    expect_pause_frame(&s, 0x1234);
+    wait_frames(&s, 4);
+    g_assert_cmphex(pause_st(&s), ==,
+                    DMNIC_PAUSE_ST_XOFF | DMNIC_PAUSE_ST_RX_HELD);
+    g_assert_cmpuint(dn_qstat(&s, 0, DMNIC_Q_RX_PACKETS), ==, 2);
+
+    /* more: the rest, in order */
+    dn_post_bufs(&s, 0, 8, 0, 4096);
+    expect_pause_frame(&s, 0);
+    wait_frames(&s, 5);
+    g_assert_cmphex(pause_st(&s), ==, 0);
+    g_assert_cmpuint(dn_qstat(&s, 0, DMNIC_Q_RX_PACKETS), ==, 4);
+    g_assert_cmpuint(dn_qstat(&s, 0, DMNIC_Q_RX_BYTES), ==, 4 * 142);
+    g_assert_cmpuint(dn_qstat(&s, 0, DMNIC_Q_RX_NOSPLIT), ==, 4);
+    g_assert_cmpuint(dn_qstat(&s, 0, DMNIC_Q_RX_DROP_NOBUF), ==, 1);
+    g_assert_cmpuint(dn_qrd(&s, 0, DMNIC_Q_RXC + DMNIC_RING_DEV), ==, 4);
+    for (i = 0; i < 4; i++) {
+        g_assert_cmpuint(rx_sport(&s, i), ==, 1001 + i);
+    }
+    g_assert_cmpuint(dn_rd64(&s, DMNIC_REG_G_PAUSE_TX), ==, 4);
     /* sent pause frames are in no queue counter */
     g_assert_cmpuint(dn_qstat(&s, 0, DMNIC_Q_TX_PACKETS), ==, 0);
 
-    /* clearing PAUSE_CTRL_TX with an XOFF outstanding sends the XON */
+    /* a frame with buffers is simply delivered */
+    dn_inject(&s, frame, len);
+    g_assert_cmpuint(dn_qstat(&s, 0, DMNIC_Q_RX_PACKETS), ==, 5);
+    g_assert_cmpint(dl_sock_recv(s.sv[0], out, sizeof(out), 200), ==, -1);
+
+    /* clearing PAUSE_CTRL_TX: one more try, then a drop; the XON */
     dn_qwr(&s, 0, DMNIC_Q_CTRL, 0);
     rx_queue_on(&s);
-    dn_inject(&s, frame, len);
+    send_udp(&s, 1005);
     expect_pause_frame(&s, 0x1234);
+    g_assert_cmphex(pause_st(&s), ==,
+                    DMNIC_PAUSE_ST_XOFF | DMNIC_PAUSE_ST_RX_HELD);
     dn_wr(&s, DMNIC_REG_PAUSE_CTRL, 0);
     expect_pause_frame(&s, 0);
-    g_assert_cmpuint(dn_rd64(&s, DMNIC_REG_G_PAUSE_TX), ==, 4);
+    g_assert_cmphex(pause_st(&s), ==, 0);
+    g_assert_cmpuint(dn_qstat(&s, 0, DMNIC_Q_RX_DROP_NOBUF), ==, 2);
+    g_assert_cmpuint(dn_rd64(&s, DMNIC_REG_G_PAUSE_TX), ==, 6);
+    dn_inject(&s, frame, len);
+    g_assert_cmpuint(dn_qstat(&s, 0, DMNIC_Q_RX_DROP_NOBUF), ==, 3);
+    dn_stop(&s);
+}
+
+/*
+ * The stall limit: a held frame not placed within DMNIC_PAUSE_STALL_NS is
+ * dropped (a NOBUF drop), the cable flows again, and frames without
+ * buffers are dropped, not held, until buffers are posted
+ */
+static void test_pause_stall(void)
+{
+    uint8_t out[256];
+    DnState s;
+
+    mac_start_rx(&s);
+    dn_wr(&s, DMNIC_REG_PAUSE_CTRL, DMNIC_PAUSE_CTRL_TX);
+    send_udp(&s, 1001);
+    wait_frames(&s, 1);
+    expect_pause_frame(&s, 0xffff);
+    send_udp(&s, 1002);
+    g_assert_cmpint(dl_sock_recv(s.sv[0], out, sizeof(out), 200), ==, -1);
+    qtest_clock_step(s.qts, DMNIC_PAUSE_STALL_NS - 1);
+    g_assert_cmphex(pause_st(&s), ==,
+                    DMNIC_PAUSE_ST_XOFF | DMNIC_PAUSE_ST_RX_HELD);
+    g_assert_cmpuint(dn_qstat(&s, 0, DMNIC_Q_RX_DROP_NOBUF), ==, 0);
+    g_assert_cmpuint(dn_rd64(&s, DMNIC_REG_G_RX_FRAMES), ==, 1);
+
+    qtest_clock_step(s.qts, 1);
+    wait_frames(&s, 2);
+    g_assert_cmphex(pause_st(&s), ==, DMNIC_PAUSE_ST_XOFF);
+    g_assert_cmpuint(dn_qstat(&s, 0, DMNIC_Q_RX_DROP_NOBUF), ==, 2);
+    send_udp(&s, 1003);
+    wait_frames(&s, 3);
+    g_assert_cmpuint(dn_qstat(&s, 0, DMNIC_Q_RX_DROP_NOBUF), ==, 3);
+    g_assert_cmpint(dl_sock_recv(s.sv[0], out, sizeof(out), 200), ==, -1);
+
+    /* buffers posted: the XON, and holding again */
+    dn_post_bufs(&s, 0, 1, 0, 4096);
+    expect_pause_frame(&s, 0);
+    send_udp(&s, 1004);
+    send_udp(&s, 1005);
+    expect_pause_frame(&s, 0xffff);
+    wait_frames(&s, 5);
+    g_assert_cmphex(pause_st(&s), ==,
+                    DMNIC_PAUSE_ST_XOFF | DMNIC_PAUSE_ST_RX_HELD);
+    g_assert_cmpuint(dn_qstat(&s, 0, DMNIC_Q_RX_PACKETS), ==, 1);
+    g_assert_cmpuint(rx_sport(&s, 0), ==, 1004);
+    g_assert_cmpuint(dn_qstat(&s, 0, DMNIC_Q_RX_DROP_NOBUF), ==, 3);
+    g_assert_cmpuint(dn_rd64(&s, DMNIC_REG_G_PAUSE_TX), ==, 3);
+    dn_stop(&s);
+}
+
+/*
+ * A held frame goes with a reset, a link down, or RX of its queue
+ * stopped, and the cable is not left waiting
+ */
+static void test_pause_release(void)
+{
+    uint64_t dis;
+    DnState s;
+
+    mac_start_rx(&s);
+    dn_wr(&s, DMNIC_REG_PAUSE_CTRL, DMNIC_PAUSE_CTRL_TX);
+    send_udp(&s, 1001);
+    expect_pause_frame(&s, 0xffff);
+    send_udp(&s, 1002);
+    wait_frames(&s, 1);
+    g_assert_true(pause_st(&s) & DMNIC_PAUSE_ST_RX_HELD);
+
+    /* reset: 1002 comes in after it (counters reset, no queue on) */
+    dn_wr(&s, DMNIC_REG_CTRL, DMNIC_CTRL_RESET);
+    g_assert_cmphex(pause_st(&s), ==, 0);
+    wait_frames(&s, 1);
+    send_udp(&s, 1003);
+    wait_frames(&s, 2);
+
+    /* RX of the queue stopped: a DROP_DISABLED, as on arrival */
+    memset(s.q, 0, sizeof(s.q));
+    dn_steer_all_to(&s, 0);
+    rx_queue_on(&s);
+    dn_wr(&s, DMNIC_REG_PAUSE_CTRL, DMNIC_PAUSE_CTRL_TX);
+    send_udp(&s, 1004);
+    expect_pause_frame(&s, 0xffff);
+    send_udp(&s, 1005);
+    wait_frames(&s, 3);
+    g_assert_true(pause_st(&s) & DMNIC_PAUSE_ST_RX_HELD);
+    /* (1002 and 1003 came while no queue was on: RSS spread them) */
+    dis = dn_qstat(&s, 0, DMNIC_Q_RX_DROP_DISABLED);
+    dn_qwr(&s, 0, DMNIC_Q_CTRL, 0);
+    g_assert_false(pause_st(&s) & DMNIC_PAUSE_ST_RX_HELD);
+    wait_frames(&s, 4);
+    g_assert_cmpuint(dn_qstat(&s, 0, DMNIC_Q_RX_DROP_DISABLED), ==, dis + 2);
+    g_assert_cmpuint(dn_qstat(&s, 0, DMNIC_Q_RX_DROP_NOBUF), ==, 0);
+
+    /* link down: the held frame is a NOBUF drop */
+    rx_queue_on(&s);
+    send_udp(&s, 1006);
+    wait_frames(&s, 5);
+    g_assert_true(pause_st(&s) & DMNIC_PAUSE_ST_RX_HELD);
+    qtest_qmp_assert_success(s.qts, "{'execute': 'set_link', 'arguments': "
+                             "{'name': 'nic', 'up': false}}");
+    g_assert_false(pause_st(&s) & DMNIC_PAUSE_ST_RX_HELD);
+    g_assert_cmpuint(dn_qstat(&s, 0, DMNIC_Q_RX_DROP_NOBUF), ==, 1);
+    qtest_qmp_assert_success(s.qts, "{'execute': 'set_link', 'arguments': "
+                             "{'name': 'nic', 'up': true}}");
+    dn_post_bufs(&s, 0, 4, 0, 4096);
+    send_udp(&s, 1007);
+    wait_frames(&s, 6);
+    g_assert_cmpuint(dn_qstat(&s, 0, DMNIC_Q_RX_PACKETS), ==, 1);
+    g_assert_cmpuint(rx_sport(&s, 0), ==, 1007);
+    dn_stop(&s);
+}
+
+/* The devmem-nic at slot @slot of the machine of @s, as DnState @n */
+static void map_second(DnState *n, const DnState *s, int slot,
+                       const char *qom)
+{
+    memset(n, 0, sizeof(*n));
+    n->qs = s->qs;
+    n->qts = s->qts;
+    n->qom = qom;
+    dn_map(n, qpci_device_find(s->qs->pcibus, QPCI_DEVFN(slot, 0)));
+}
+
+/*
+ * Two devmem-nics on a QEMU hub, the cable of the test rig: the sender's
+ * frames beyond the receiver's buffers wait (the receiver holds one, the
+ * sender stops starting packets while QEMU queues one of its frames) and
+ * all arrive, in order, once buffers are posted.  The sender does not
+ * honour pause frames here, so only the cable's backpressure stops it.
+ */
+static void test_pause_hub(void)
+{
+    const unsigned n = 8, nbuf = 4;
+    uint8_t frame[256];
+    uint64_t buf[8];
+    DlPktSpec spec;
+    DnState s, p;
+    size_t len;
+    unsigned i;
+
+    memset(&s, 0, sizeof(s));
+    dn_boot(&s, QPCI_DEVFN(4, 0),
+            "-netdev hubport,id=h0,hubid=0 -netdev hubport,id=h1,hubid=0 "
+            "-device devmem-nic,id=nic,netdev=h0,mac=52:54:00:12:34:56,"
+            "queues=4,addr=04.0 "
+            "-device devmem-nic,id=peer,netdev=h1,mac=52:54:00:12:34:57,"
+            "queues=4,addr=05.0");
+    map_second(&p, &s, 5, "/machine/peripheral/peer");
+    dn_steer_all_to(&s, 0);
+    rx_queue_on(&s);
+    dn_post_bufs(&s, 0, nbuf, 0, 4096);
+    dn_wr(&s, DMNIC_REG_PAUSE_CTRL, DMNIC_PAUSE_CTRL_TX);
+
+    dn_tx_setup(&p, 0);
+    dl_pkt_default(&spec, 4, DL_PROTO_UDP, 100);
+    for (i = 0; i < n; i++) {
+        spec.sport = 1001 + i;
+        len = dl_pkt_build(&spec, frame, NULL);
+        buf[i] = dn_galloc(&p, len);
+        qtest_memwrite(p.qts, buf[i], frame, len);
+        dn_post_txd(&p, 0, buf[i], len, i, DMNIC_TXD_F_EOP, 0, 0);
+    }
+    dn_wr(&p, DMNIC_QREG(0, DMNIC_Q_TXD + DMNIC_RING_DRV), p.q[0].txd_tail);
+
+    /* 4 placed, the 5th held, the 6th queued by QEMU: the sender waits */
+    wait_frames(&s, nbuf + 1);
+    g_assert_cmphex(pause_st(&s), ==,
+                    DMNIC_PAUSE_ST_XOFF | DMNIC_PAUSE_ST_RX_HELD);
+    g_usleep(200 * 1000);
+    g_assert_cmpuint(dn_qrd(&p, 0, DMNIC_Q_TXC + DMNIC_RING_DEV), ==,
+                     nbuf + 2);
+    g_assert_cmpuint(dn_rd64(&s, DMNIC_REG_G_RX_FRAMES), ==, nbuf + 1);
+    g_assert_cmpuint(dn_qstat(&s, 0, DMNIC_Q_RX_PACKETS), ==, nbuf);
+    g_assert_cmpuint(dn_qstat(&s, 0, DMNIC_Q_RX_DROP_NOBUF), ==, 0);
+    g_assert_cmpuint(dn_rd64(&p, DMNIC_REG_G_PAUSE_RX), ==, 1);
+
+    /* buffers: the held frame, the queued one, then the rest are sent */
+    dn_post_bufs(&s, 0, 8, 0, 4096);
+    wait_frames(&s, n);
+    dn_tx_sync(&p);
+    g_assert_cmpuint(dn_qrd(&p, 0, DMNIC_Q_TXC + DMNIC_RING_DEV), ==, n);
+    g_assert_cmpuint(dn_qstat(&p, 0, DMNIC_Q_TX_PACKETS), ==, n);
+    g_assert_cmpuint(dn_qstat(&s, 0, DMNIC_Q_RX_PACKETS), ==, n);
+    g_assert_cmpuint(dn_qstat(&s, 0, DMNIC_Q_RX_DROP_NOBUF), ==, 0);
+    for (i = 0; i < n; i++) {
+        g_assert_cmpuint(rx_sport(&s, i), ==, 1001 + i);
+    }
+    g_assert_cmphex(pause_st(&s), ==, 0);
+    g_assert_cmpuint(dn_rd64(&s, DMNIC_REG_G_PAUSE_TX), ==, 2);
+    g_assert_cmpuint(dn_rd64(&p, DMNIC_REG_G_PAUSE_RX), ==, 2);
+    g_free(p.dev);
+    dn_stop(&s);
+}
+
+/* A held frame is not migrated: the destination counts it as a drop */
+static void test_pause_migration(void)
+{
+    g_autofree char *path = g_strdup_printf("%s/dmnic-hold-mig-%d.sock",
+                                            g_get_tmp_dir(), getpid());
+    g_autofree char *uri = g_strdup_printf("unix:%s", path);
+    DnState s, d;
+
+    mac_start_rx(&s);
+    dn_wr(&s, DMNIC_REG_PAUSE_CTRL, DMNIC_PAUSE_CTRL_TX);
+    send_udp(&s, 1001);
+    expect_pause_frame(&s, 0xffff);
+    wait_frames(&s, 1);
+    g_assert_true(pause_st(&s) & DMNIC_PAUSE_ST_RX_HELD);
+
+    dn_boot_incoming(&d, &s, uri);
+    migrate(s.qs, d.qs, uri);
+    unlink(path);
+    g_assert_cmphex(pause_st(&d), ==, DMNIC_PAUSE_ST_XOFF);
+    g_assert_cmpuint(dn_qstat(&d, 0, DMNIC_Q_RX_DROP_NOBUF), ==, 1);
+    g_assert_cmpuint(dn_rd64(&d, DMNIC_REG_G_RX_FRAMES), ==, 1);
+    /* the destination's cable flows; buffers posted send the XON */
+    dn_post_bufs(&d, 0, 4, 0, 4096);
+    expect_pause_frame(&d, 0);
+    send_udp(&d, 1002);
+    wait_frames(&d, 2);
+    g_assert_cmpuint(dn_qstat(&d, 0, DMNIC_Q_RX_PACKETS), ==, 1);
+    dn_stop(&d);
     dn_stop(&s);
 }
 
@@ -353,6 +655,10 @@ int main(int argc, char **argv)
     qtest_add_func("/devmem-nic-mac/pause/counted", test_pause_counted);
     qtest_add_func("/devmem-nic-mac/pause/honoured", test_pause_honoured);
     qtest_add_func("/devmem-nic-mac/pause/send", test_pause_send);
+    qtest_add_func("/devmem-nic-mac/pause/stall", test_pause_stall);
+    qtest_add_func("/devmem-nic-mac/pause/release", test_pause_release);
+    qtest_add_func("/devmem-nic-mac/pause/hub", test_pause_hub);
+    qtest_add_func("/devmem-nic-mac/pause/migration", test_pause_migration);
     qtest_add_func("/devmem-nic-mac/fec", test_fec);
     qtest_add_func("/devmem-nic-mac/migration", test_migration);
     return g_test_run();

@@ -255,6 +255,8 @@ typedef struct DmnicPkt {
     const DmnicGroOut *gro; /* a coalesced packet (devmem-nic-gro.c) */
     bool no_l4_csum;        /* the L4 checksum is known (GRO): skip it */
     size_t placed;          /* GRO: payload bytes already at head of PBR */
+    bool may_hold;          /* no buffers: do nothing, set held (RX hold) */
+    bool held;
 } DmnicPkt;
 
 /*
@@ -866,7 +868,7 @@ static bool dmnic_rx_deliver(DevmemNicCore *core, unsigned qi,
     DmnicRxBuf hb;
     size_t hcopy, poff, plen, left, pkt_len;
     uint32_t npay = 0, ncpl, posted, i;
-    bool split = false;
+    bool split = false, too_big = false;
     uint8_t c[DMNIC_RXC_SIZE];
 
     if (!dmnic_ring_posted(hbr)) {
@@ -881,8 +883,12 @@ static bool dmnic_rx_deliver(DevmemNicCore *core, unsigned qi,
         if (p->hdr_len <= hb.len) {
             split = true;
         } else if (!p->placed) {
-            q->stats[DMNIC_QS_RX_HDR_TOO_BIG]++;
+            too_big = true;
         }
+    }
+    if (too_big && !p->may_hold) {
+        q->stats[DMNIC_QS_RX_HDR_TOO_BIG]++;
+        too_big = false;
     }
     if (p->placed && !split) {
         return false;
@@ -988,6 +994,10 @@ static bool dmnic_rx_deliver(DevmemNicCore *core, unsigned qi,
 
     hbr->dev = (hbr->dev + 1) & (hbr->size - 1);
     pbr->dev = (pbr->dev + npay) & (pbr->size - 1);
+    if (too_big) {
+        /* a frame that may be held counts once, when it is placed */
+        q->stats[DMNIC_QS_RX_HDR_TOO_BIG]++;
+    }
     q->stats[DMNIC_QS_RX_PACKETS]++;
     q->stats[DMNIC_QS_RX_BYTES] += pkt_len;
     q->stats[split ? DMNIC_QS_RX_SPLIT : DMNIC_QS_RX_NOSPLIT]++;
@@ -1005,6 +1015,10 @@ static bool dmnic_rx_deliver(DevmemNicCore *core, unsigned qi,
     return true;
 
 nobuf:
+    if (p->may_hold) {
+        p->held = true;     /* nothing written, nothing counted */
+        return true;
+    }
     q->stats[DMNIC_QS_RX_DROP_NOBUF]++;
     trace_devmem_nic_rx_nobuf(qi, p->len);
     devmem_nic_mac_rx_nobuf(core);
@@ -1018,6 +1032,13 @@ ssize_t devmem_nic_core_receive(DevmemNicCore *core, const uint8_t *buf,
     DmnicPkt p;
     int qi;
 
+    if (devmem_nic_mac_rx_held(core)) {
+        /*
+         * can_receive() is false, but a flush of the net queue delivers
+         * without asking: 0 leaves the frame at the head of the queue
+         */
+        return 0;
+    }
     core->gstats[DMNIC_GS_RX_FRAMES]++;
     if (!devmem_nic_core_link_up(core)) {
         core->gstats[DMNIC_GS_RX_DROP_LINK]++;
@@ -1063,7 +1084,11 @@ ssize_t devmem_nic_core_receive(DevmemNicCore *core, const uint8_t *buf,
         /* a held packet placed first may have put the queue in error */
         if (!devmem_nic_gro_receive(core, qi, buf, size, &st, p.flags) &&
             dmnic_rx_running(&core->q[qi])) {
+            p.may_hold = devmem_nic_mac_rx_may_hold(core);
             dmnic_rx_deliver(core, qi, buf, &p);
+            if (p.held) {
+                devmem_nic_mac_rx_hold(core, qi, buf, size, &st);
+            }
         }
         return size;
     }
@@ -1192,6 +1217,28 @@ typedef struct DmnicTxd {
     uint16_t tnl_inner;
 } DmnicTxd;
 
+/*
+ * QEMU's net queue delivered (or purged) a frame it had queued for us:
+ * when none is left, TX goes on
+ */
+static void dmnic_tx_sent(NetClientState *nc, ssize_t len)
+{
+    DevmemNicCore *core = devmem_nic_core_of(OBJECT(qemu_get_nic_opaque(nc)));
+
+    if (core->tx_queued && !--core->tx_queued) {
+        trace_devmem_nic_tx_resume();
+        qemu_bh_schedule(core->tx_bh);
+    }
+}
+
+/*
+ * A frame onto the cable.  A receiver that cannot take it (a full RX hold,
+ * a busy socket) makes QEMU queue it, in order, and call dmnic_tx_sent()
+ * later: the cable's backpressure.  The packet being sent is finished (its
+ * segments queue behind it); no new packet starts until the queue drained
+ * (dmnic_tx_process), so what waits there stays bounded instead of being
+ * dropped at the queue's limit, as frames sent without a callback are.
+ */
 static void dmnic_tx_send(DevmemNicCore *core, uint8_t *buf, size_t len)
 {
     uint8_t padded[ETH_ZLEN];
@@ -1203,7 +1250,12 @@ static void dmnic_tx_send(DevmemNicCore *core, uint8_t *buf, size_t len)
         len = plen;
     }
     devmem_nic_ptp_tx_wire(core);
-    qemu_send_packet(qemu_get_queue(core->nic), buf, len);
+    if (!qemu_send_packet_async(qemu_get_queue(core->nic), buf, len,
+                                dmnic_tx_sent)) {
+        if (!core->tx_queued++) {
+            trace_devmem_nic_tx_backpressure();
+        }
+    }
 }
 
 /*
@@ -1607,6 +1659,9 @@ static bool dmnic_tx_process(DevmemNicCore *core, unsigned qi, int budget)
     while (dmnic_tx_running(q) && dmnic_ring_posted(txd) &&
            dmnic_ring_free(txc) && !devmem_nic_fault_tx_hold(core, qi) &&
            !(core->shaper.active && devmem_nic_shaper_hold(core, qi))) {
+        if (core->tx_queued) {
+            return true;    /* the cable is busy: dmnic_tx_sent() resumes */
+        }
         uint32_t posted = dmnic_ring_posted(txd);
         uint32_t n = 0, i;
         size_t total = 0, len;
@@ -1790,6 +1845,9 @@ static void dmnic_tx_bh(void *opaque)
     if (devmem_nic_mac_tx_paused(core)) {
         return;     /* the pause timer schedules us again */
     }
+    if (core->tx_queued) {
+        return;     /* dmnic_tx_sent() schedules us again */
+    }
     bitmap_copy(todo, core->tx_pending, DMNIC_MAX_QUEUES);
     bitmap_zero(core->tx_pending, DMNIC_MAX_QUEUES);
     for (qi = find_first_bit(todo, core->num_queues); qi < core->num_queues;
@@ -1803,7 +1861,7 @@ static void dmnic_tx_bh(void *opaque)
             devmem_nic_fault_tx_idle(core, qi);
         }
     }
-    if (devmem_nic_core_tx_pending(core)) {
+    if (devmem_nic_core_tx_pending(core) && !core->tx_queued) {
         qemu_bh_schedule(core->tx_bh);
     }
 }
@@ -1826,6 +1884,7 @@ static void dmnic_vm_state_change(void *opaque, bool running,
     if (devmem_nic_core_tx_pending(core)) {
         qemu_bh_schedule(core->tx_bh);
     }
+    devmem_nic_mac_vm_running(core);
     devmem_nic_fault_vm_running(core);
 }
 
@@ -1837,10 +1896,13 @@ void devmem_nic_core_tx_kick(DevmemNicCore *core, unsigned qi)
     }
 }
 
-/* Fault injection: place a frame that was held back, as steered then */
-void devmem_nic_core_rx_release(DevmemNicCore *core, unsigned qi,
-                                const uint8_t *buf, size_t size,
-                                const DmnicRxSteer *st)
+/*
+ * Place a frame that was held back (fault injection, RX hold), as steered
+ * then.  false: @may_hold and no buffers, nothing done or counted.
+ */
+static bool dmnic_rx_steered(DevmemNicCore *core, unsigned qi,
+                             const uint8_t *buf, size_t size,
+                             const DmnicRxSteer *st, bool may_hold)
 {
     DmnicPkt p;
 
@@ -1858,9 +1920,26 @@ void devmem_nic_core_rx_release(DevmemNicCore *core, unsigned qi,
             core->q[qi].stats[DMNIC_QS_RX_DROP_DISABLED]++;
         }
         trace_devmem_nic_rx_disabled(qi, size);
-        return;
+        return true;
     }
+    p.may_hold = may_hold;
     dmnic_rx_deliver(core, qi, buf, &p);
+    return !p.held;
+}
+
+/* Fault injection: place a frame that was held back, as steered then */
+void devmem_nic_core_rx_release(DevmemNicCore *core, unsigned qi,
+                                const uint8_t *buf, size_t size,
+                                const DmnicRxSteer *st)
+{
+    dmnic_rx_steered(core, qi, buf, size, st, false);
+}
+
+bool devmem_nic_core_rx_retry(DevmemNicCore *core, unsigned qi,
+                              const uint8_t *buf, size_t size,
+                              const DmnicRxSteer *st)
+{
+    return dmnic_rx_steered(core, qi, buf, size, st, true);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1900,6 +1979,9 @@ void devmem_nic_core_reset(DevmemNicCore *core)
     memset(core->gstats, 0, sizeof(core->gstats));
     core->badq_logged = false;
     bitmap_zero(core->tx_pending, DMNIC_MAX_QUEUES);
+    /* frames the cable still holds for us are lost, as a MAC FIFO's */
+    qemu_purge_queued_packets(qemu_get_queue(core->nic));
+    core->tx_queued = 0;
     devmem_nic_gro_discard(core, -1);
     core->gro_ctrl = 0;
     core->gro_timeout = DMNIC_GRO_TIMEOUT_RESET;
@@ -1936,6 +2018,11 @@ void devmem_nic_core_link_changed(DevmemNicCore *core)
     uint32_t status = dmnic_link_status(core);
 
     trace_devmem_nic_link(!!status);
+    if (!status) {
+        /* nothing more goes on or off the cable */
+        qemu_purge_queued_packets(qemu_get_queue(core->nic));
+        devmem_nic_mac_link_down(core);
+    }
     if (status == core->link_status) {
         return;
     }
@@ -2239,6 +2326,7 @@ static void dmnic_write_ctrl(DevmemNicCore *core, unsigned qi, uint32_t val)
     q->ctrl = val & DMNIC_Q_CTRL_RW;
     if (!(val & DMNIC_Q_CTRL_RX_ENABLE)) {
         q->rx_err = 0;
+        devmem_nic_mac_rx_stopped(core, qi);
     } else if (!(old & DMNIC_Q_CTRL_RX_ENABLE)) {
         q->drv_logged &= ~((1u << DMNIC_RING_HBR) | (1u << DMNIC_RING_PBR) |
                            (1u << DMNIC_RING_RXC));
@@ -2345,7 +2433,10 @@ static bool dmnic_write_ring(DevmemNicCore *core, unsigned qi, hwaddr off,
             dmnic_tx_schedule(core, qi);
         }
         if (ri == DMNIC_RING_HBR || ri == DMNIC_RING_PBR) {
-            devmem_nic_mac_rx_posted(core);     /* XON after an XOFF */
+            /* XON after an XOFF, or a retry of the held frame */
+            devmem_nic_mac_rx_posted(core, true);
+        } else if (ri == DMNIC_RING_RXC) {
+            devmem_nic_mac_rx_posted(core, false);
         }
         return true;
     }
@@ -2732,6 +2823,7 @@ static int dmnic_core_post_load(void *opaque, int version_id)
     trace_devmem_nic_link(!!core->link_status);
 
     /* TX posted on the source but not yet processed: run it here */
+    core->tx_queued = 0;
     bitmap_zero(core->tx_pending, DMNIC_MAX_QUEUES);
     for (qi = 0; qi < core->num_queues; qi++) {
         if (dmnic_tx_running(&core->q[qi])) {
@@ -2754,7 +2846,8 @@ static int dmnic_core_pre_save(void *opaque)
         core->mig_link_down |= DMNIC_LINK_DOWN_FAULT;
     }
     for (qi = 0; qi < DMNIC_MAX_QUEUES; qi++) {
-        core->mig_held_lost[qi] = devmem_nic_fault_held(core, qi);
+        core->mig_held_lost[qi] = devmem_nic_fault_held(core, qi) +
+                                  devmem_nic_mac_rx_held_on(core, qi);
     }
     return 0;
 }

@@ -186,6 +186,21 @@ typedef struct DmnicMac {
     uint64_t pause_tx;
     uint32_t fec_ctrl;
     uint64_t fec_hist[DMNIC_FEC_HIST_BINS];
+    /*
+     * The RX hold (lossless receive with PAUSE_CTRL_TX): one frame that
+     * found no buffers on its queue, with its steering, waits here while
+     * the cable waits in QEMU's net queue.  Not migrated: a held frame is
+     * counted lost on the destination (mig_held_lost).
+     */
+    uint8_t *hold_buf;      /* NULL: nothing held */
+    size_t hold_size;
+    uint32_t hold_qi;
+    DmnicRxSteer hold_st;
+    QEMUTimer *hold_timer;  /* the stall limit */
+    /* the stall limit dropped one: no hold until buffers are posted */
+    bool hold_stalled;
+    bool rx_flush;          /* the cable's queue is to be flushed (rx_bh) */
+    QEMUBH *rx_bh;
 } DmnicMac;
 
 /* PTP clock and timestamp arrays (devmem-nic-ptp.c) */
@@ -272,6 +287,13 @@ typedef struct DevmemNicCore {
     /* TX runs in this bottom half; bit q: queue q has TX work to look at */
     QEMUBH *tx_bh;
     DECLARE_BITMAP(tx_pending, DMNIC_MAX_QUEUES);
+    /*
+     * Frames QEMU's net queue took for the cable (the receiver could not
+     * receive) and has not yet delivered or purged: while not 0 no TX
+     * packet is started.  Not migrated (the queues are flushed or purged
+     * when the VM stops).
+     */
+    uint32_t tx_queued;
     VMChangeStateEntry *vmse;
 
     /* hardware GRO (devmem-nic-gro.c): registers, contexts, timer */
@@ -367,6 +389,14 @@ int devmem_nic_core_rx_put(DevmemNicCore *core, unsigned qi,
 bool devmem_nic_core_rx_get(DevmemNicCore *core, unsigned qi, uint8_t *dst,
                             size_t len);
 bool devmem_nic_core_rx_running(DevmemNicCore *core, unsigned qi);
+/*
+ * The RX hold (devmem-nic-mac.c): place the held frame on queue @qi as it
+ * was steered.  false: still no buffers, nothing done or counted; true:
+ * placed, or dropped and counted (queue stopped, DMA error).
+ */
+bool devmem_nic_core_rx_retry(DevmemNicCore *core, unsigned qi,
+                              const uint8_t *buf, size_t size,
+                              const DmnicRxSteer *st);
 
 /* Pause frames and FEC, devmem-nic-mac.c */
 void devmem_nic_mac_realize(DevmemNicCore *core);
@@ -378,9 +408,27 @@ bool devmem_nic_mac_write(DevmemNicCore *core, hwaddr addr, uint32_t val);
 bool devmem_nic_mac_rx(DevmemNicCore *core, const uint8_t *buf, size_t size);
 /* whether a received pause frame holds TX now */
 bool devmem_nic_mac_tx_paused(DevmemNicCore *core);
-/* a frame was dropped for lack of RX buffers; buffers were posted */
+/* a frame was dropped for lack of RX buffers */
 void devmem_nic_mac_rx_nobuf(DevmemNicCore *core);
-void devmem_nic_mac_rx_posted(DevmemNicCore *core);
+/* RX buffers (@bufs: HBR or PBR) or completion slots (RXC) were posted */
+void devmem_nic_mac_rx_posted(DevmemNicCore *core, bool bufs);
+/* The RX hold: whether a frame without buffers may be held now */
+bool devmem_nic_mac_rx_may_hold(DevmemNicCore *core);
+void devmem_nic_mac_rx_hold(DevmemNicCore *core, unsigned qi,
+                            const uint8_t *buf, size_t size,
+                            const DmnicRxSteer *st);
+/* a frame is held: the device takes no frame from the cable */
+bool devmem_nic_mac_rx_held(DevmemNicCore *core);
+/* NetClientInfo.can_receive: no frame held, no flush of the cable due */
+bool devmem_nic_mac_can_receive(DevmemNicCore *core);
+/* RX of queue @qi stopped (disabled or error): its held frame is dropped */
+void devmem_nic_mac_rx_stopped(DevmemNicCore *core, unsigned qi);
+/* the link went down: a held frame is dropped */
+void devmem_nic_mac_link_down(DevmemNicCore *core);
+/* the VM runs again: a retry or flush that waited for it */
+void devmem_nic_mac_vm_running(DevmemNicCore *core);
+/* frames held on queue @qi (0 or 1), for the migration's lost count */
+uint32_t devmem_nic_mac_rx_held_on(DevmemNicCore *core, unsigned qi);
 extern const VMStateDescription vmstate_devmem_nic_mac;
 
 /* PTP clock and timestamps, devmem-nic-ptp.c */

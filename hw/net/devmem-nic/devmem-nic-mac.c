@@ -1,8 +1,9 @@
 /*
  * devmem-nic MAC control and FEC (docs/specs/devmem-nic.rst, "Pause
  * frames and FEC"): IEEE 802.3 annex 31B pause frames, honoured on TX and
- * sent on RX starvation, and the receive counters of an RS(544,514) FEC
- * sublayer on a bit-exact cable.  No QOM.
+ * sent on RX starvation, the RX hold that makes receive lossless with
+ * PAUSE_CTRL_TX, and the receive counters of an RS(544,514) FEC sublayer
+ * on a bit-exact cable.  No QOM.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -10,9 +11,13 @@
 #include "qemu/osdep.h"
 #include "qemu/bswap.h"
 #include "qemu/log.h"
+#include "qemu/main-loop.h"
 #include "qemu/timer.h"
+#include "hw/pci/pci_device.h"
 #include "migration/vmstate.h"
+#include "system/runstate.h"
 #include "net/eth.h"
+#include "net/queue.h"
 #include "devmem-nic-core.h"
 #include "trace.h"
 
@@ -101,9 +106,196 @@ void devmem_nic_mac_rx_nobuf(DevmemNicCore *core)
     }
 }
 
-void devmem_nic_mac_rx_posted(DevmemNicCore *core)
+/*
+ * The RX hold.  With PAUSE_CTRL_TX and the link up, a frame that finds no
+ * buffers or completion slots on its queue is held here (a MAC FIFO at its
+ * XOFF threshold) and an XOFF sent; meanwhile can_receive() is false, so
+ * QEMU's net layer keeps the cable's frames, in order, at the sender's
+ * side (a devmem-nic sender stops starting packets: dmnic_tx_send()).
+ * Posted buffers retry the frame in rx_bh; once it is placed, XON and the
+ * cable's queue is flushed.  The stall limit (a guest that posts nothing)
+ * drops it, counted as a NOBUF drop, and no frame is held again until
+ * buffers are posted, so a guest cannot stop the cable for longer.
+ */
+static void dmnic_hold_free(DmnicMac *mac)
 {
+    g_free(mac->hold_buf);
+    mac->hold_buf = NULL;
+    mac->hold_size = 0;
+    if (mac->hold_timer) {
+        timer_del(mac->hold_timer);
+    }
+}
+
+/* the hold ended: the cable's queue is flushed (rx_bh, never in MMIO) */
+static void dmnic_hold_flush(DevmemNicCore *core)
+{
+    core->mctl.rx_flush = true;
+    qemu_bh_schedule(core->mctl.rx_bh);
+}
+
+/* drop the held frame, counted as a NOBUF drop of its queue */
+static void dmnic_hold_drop(DevmemNicCore *core)
+{
+    DmnicMac *mac = &core->mctl;
+
+    if (!mac->hold_buf) {
+        return;
+    }
+    if (mac->hold_qi < core->num_queues) {
+        core->q[mac->hold_qi].stats[DMNIC_QS_RX_DROP_NOBUF]++;
+    }
+    trace_devmem_nic_rx_hold_drop(mac->hold_qi, mac->hold_size);
+    dmnic_hold_free(mac);
+    dmnic_hold_flush(core);
+}
+
+/* try to place the held frame: true if the hold is over */
+static bool dmnic_hold_retry(DevmemNicCore *core)
+{
+    DmnicMac *mac = &core->mctl;
+
+    if (!devmem_nic_core_rx_retry(core, mac->hold_qi, mac->hold_buf,
+                                  mac->hold_size, &mac->hold_st)) {
+        return false;
+    }
+    trace_devmem_nic_rx_hold_end(mac->hold_qi, mac->hold_size);
+    dmnic_hold_free(mac);
     dmnic_pause_xon(core);
+    dmnic_hold_flush(core);
+    return true;
+}
+
+/*
+ * The frames that waited come in, oldest first.  Those QEMU queued for us
+ * (our incoming queue) are older than those a hub still holds at its
+ * sender's port, but qemu_flush_queued_packets() flushes the hub first:
+ * so ours go first, and the hub's only once ours are all in and no frame
+ * is held again.  A hub moves the frames of its port into our queue when
+ * it flushes, and tells their sender they went: flushing it only into an
+ * empty queue keeps that to what one sender had waiting.  A frame held
+ * again stops either flush (our receive returns 0, and the net layer
+ * keeps the frame first in our queue).
+ */
+static void dmnic_rx_flush(DevmemNicCore *core)
+{
+    NetClientState *nc = qemu_get_queue(core->nic);
+
+    core->mctl.rx_flush = false;
+    nc->receive_disabled = 0;
+    if (qemu_net_queue_flush(nc->incoming_queue) && !core->mctl.hold_buf) {
+        qemu_flush_queued_packets(nc);
+    }
+}
+
+static void dmnic_rx_bh(void *opaque)
+{
+    DevmemNicCore *core = opaque;
+    DmnicMac *mac = &core->mctl;
+
+    if (!runstate_is_running()) {
+        return;     /* devmem_nic_mac_vm_running() schedules us again */
+    }
+    if (mac->hold_buf && !dmnic_hold_retry(core)) {
+        return;     /* still no buffers */
+    }
+    if (mac->rx_flush) {
+        dmnic_rx_flush(core);
+    }
+}
+
+static void dmnic_hold_timer(void *opaque)
+{
+    DevmemNicCore *core = opaque;
+    DmnicMac *mac = &core->mctl;
+
+    if (!mac->hold_buf || !runstate_is_running() || dmnic_hold_retry(core)) {
+        return;
+    }
+    qemu_log_mask(LOG_GUEST_ERROR, "devmem-nic: queue %u posted no RX "
+                  "buffers for %d ms: held frame dropped\n", mac->hold_qi,
+                  DMNIC_PAUSE_STALL_NS / 1000000);
+    dmnic_hold_drop(core);
+    mac->hold_stalled = true;
+}
+
+bool devmem_nic_mac_rx_may_hold(DevmemNicCore *core)
+{
+    DmnicMac *mac = &core->mctl;
+
+    return (mac->pause_ctrl & DMNIC_PAUSE_CTRL_TX) && !mac->hold_buf &&
+           !mac->hold_stalled && devmem_nic_core_link_up(core);
+}
+
+void devmem_nic_mac_rx_hold(DevmemNicCore *core, unsigned qi,
+                            const uint8_t *buf, size_t size,
+                            const DmnicRxSteer *st)
+{
+    DmnicMac *mac = &core->mctl;
+
+    assert(!mac->hold_buf);
+    mac->hold_buf = g_memdup2(buf, size);
+    mac->hold_size = size;
+    mac->hold_qi = qi;
+    mac->hold_st = *st;
+    timer_mod(mac->hold_timer, qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) +
+                               DMNIC_PAUSE_STALL_NS);
+    trace_devmem_nic_rx_hold(qi, size);
+    devmem_nic_mac_rx_nobuf(core);      /* the XOFF */
+}
+
+bool devmem_nic_mac_rx_held(DevmemNicCore *core)
+{
+    return core->mctl.hold_buf;
+}
+
+bool devmem_nic_mac_can_receive(DevmemNicCore *core)
+{
+    return !core->mctl.hold_buf && !core->mctl.rx_flush;
+}
+
+uint32_t devmem_nic_mac_rx_held_on(DevmemNicCore *core, unsigned qi)
+{
+    return core->mctl.hold_buf && core->mctl.hold_qi == qi;
+}
+
+void devmem_nic_mac_rx_posted(DevmemNicCore *core, bool bufs)
+{
+    DmnicMac *mac = &core->mctl;
+
+    if (bufs) {
+        mac->hold_stalled = false;
+    }
+    if (mac->hold_buf) {
+        qemu_bh_schedule(mac->rx_bh);   /* XON once the frame is placed */
+    } else if (bufs) {
+        dmnic_pause_xon(core);
+    }
+}
+
+void devmem_nic_mac_rx_stopped(DevmemNicCore *core, unsigned qi)
+{
+    DmnicMac *mac = &core->mctl;
+
+    if (mac->hold_buf && mac->hold_qi == qi) {
+        /* as a frame that arrives for a stopped queue */
+        core->q[qi].stats[DMNIC_QS_RX_DROP_DISABLED]++;
+        trace_devmem_nic_rx_disabled(qi, mac->hold_size);
+        dmnic_hold_free(mac);
+        dmnic_hold_flush(core);
+    }
+}
+
+void devmem_nic_mac_link_down(DevmemNicCore *core)
+{
+    dmnic_hold_drop(core);
+}
+
+void devmem_nic_mac_vm_running(DevmemNicCore *core)
+{
+    if (core->mctl.hold_buf || core->mctl.rx_flush) {
+        qemu_bh_schedule(core->mctl.rx_bh);
+    }
 }
 
 /* The PCS: every frame off the cable is ceil(bits / 5140) clean codewords */
@@ -184,7 +376,8 @@ bool devmem_nic_mac_read(DevmemNicCore *core, hwaddr addr, uint32_t *val)
     case DMNIC_REG_PAUSE_STATUS:
         *val = (devmem_nic_mac_tx_paused(core) ?
                 DMNIC_PAUSE_ST_TX_PAUSED : 0) |
-               (mac->xoff ? DMNIC_PAUSE_ST_XOFF : 0);
+               (mac->xoff ? DMNIC_PAUSE_ST_XOFF : 0) |
+               (mac->hold_buf ? DMNIC_PAUSE_ST_RX_HELD : 0);
         return true;
     case DMNIC_REG_FEC_CTRL:
         *val = mac->fec_ctrl;
@@ -209,6 +402,11 @@ bool devmem_nic_mac_write(DevmemNicCore *core, hwaddr addr, uint32_t val)
             dmnic_pause_release(core);
         }
         if (!(mac->pause_ctrl & DMNIC_PAUSE_CTRL_TX)) {
+            /* a held frame gets one more try, then is dropped */
+            if (mac->hold_buf && !dmnic_hold_retry(core)) {
+                dmnic_hold_drop(core);
+            }
+            mac->hold_stalled = false;
             dmnic_pause_xon(core);
         }
         return true;
@@ -249,6 +447,12 @@ void devmem_nic_mac_reset(DevmemNicCore *core)
     mac->pause_ctrl = 0;
     mac->pause_quanta = DMNIC_PAUSE_QUANTA_RESET;
     mac->xoff = false;
+    /* a held frame is lost (the counters start again anyway) */
+    if (mac->hold_buf) {
+        dmnic_hold_free(mac);
+        dmnic_hold_flush(core);
+    }
+    mac->hold_stalled = false;
     mac->pause_rx = 0;
     mac->pause_tx = 0;
     mac->fec_ctrl = DMNIC_FEC_RS;
@@ -257,16 +461,31 @@ void devmem_nic_mac_reset(DevmemNicCore *core)
 
 void devmem_nic_mac_realize(DevmemNicCore *core)
 {
+    DeviceState *dev = DEVICE(core->owner);
+
     core->mctl.pause_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL,
                                          dmnic_pause_timer, core);
+    core->mctl.hold_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL,
+                                        dmnic_hold_timer, core);
+    core->mctl.rx_bh = qemu_bh_new_guarded(dmnic_rx_bh, core,
+                                           &dev->mem_reentrancy_guard);
     devmem_nic_mac_reset(core);
 }
 
 void devmem_nic_mac_unrealize(DevmemNicCore *core)
 {
+    dmnic_hold_free(&core->mctl);
     if (core->mctl.pause_timer) {
         timer_free(core->mctl.pause_timer);
         core->mctl.pause_timer = NULL;
+    }
+    if (core->mctl.hold_timer) {
+        timer_free(core->mctl.hold_timer);
+        core->mctl.hold_timer = NULL;
+    }
+    if (core->mctl.rx_bh) {
+        qemu_bh_delete(core->mctl.rx_bh);
+        core->mctl.rx_bh = NULL;
     }
 }
 

@@ -113,9 +113,12 @@
 #define DMNIC_REG_PAUSE_QUANTA      0x006c  /* RW: XOFF time, 1..65535 */
 #define DMNIC_PAUSE_QUANTA_RESET    65535
 #define DMNIC_PAUSE_QUANTUM_PS      51200   /* 512 bit times at 10 Gb/s */
+/* A frame held for lack of RX buffers is dropped after (virtual ns) */
+#define DMNIC_PAUSE_STALL_NS        100000000
 #define DMNIC_REG_PAUSE_STATUS      0x0070  /* RO */
 #define DMNIC_PAUSE_ST_TX_PAUSED    (1u << 0)
 #define DMNIC_PAUSE_ST_XOFF         (1u << 1)
+#define DMNIC_PAUSE_ST_RX_HELD      (1u << 2)   /* a frame waits for bufs */
 #define DMNIC_REG_FEC_CTRL          0x0074  /* RW: FEC mode, bits 1:0 */
 #define DMNIC_FEC_OFF               0
 #define DMNIC_FEC_RS                1       /* RS(544,514), reset value */

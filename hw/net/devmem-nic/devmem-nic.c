@@ -65,7 +65,10 @@ static const MemoryRegionOps devmem_nic_mmio_ops = {
 
 static bool devmem_nic_nc_can_receive(NetClientState *nc)
 {
-    return true;
+    DevmemNicState *s = qemu_get_nic_opaque(nc);
+
+    /* false while a frame is held (lossless RX with PAUSE_CTRL_TX) */
+    return devmem_nic_mac_can_receive(&s->core);
 }
 
 static ssize_t devmem_nic_nc_receive(NetClientState *nc, const uint8_t *buf,
