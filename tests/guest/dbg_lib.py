@@ -186,12 +186,14 @@ class Scenario:
                 pass
         kmsg(f"scenario {name} begin")
         self._done = threading.Event()
-        self._stall = float(os.environ.get("DBG_STALL_DUMP", "420"))
+        self._stall = float(os.environ.get("DBG_STALL_DUMP", "1500"))
         if self._stall > 0:
             threading.Thread(target=self._stall_dump, daemon=True).start()
 
     def _stall_dump(self):
-        """A scenario still running after DBG_STALL_DUMP seconds (default 420; 0 = off):
+        """A scenario still running after DBG_STALL_DUMP seconds (default 1500, short of
+        the runner's 1800 s timeout: dbg-nic-config-checks took 794 s on a loaded host, and
+        the dump's "Call Trace:" lines are splat lines to the checks; 0 = off):
         put every CPU's and every task's stack into the kernel log once (sysrq l, w, t), so
         a hang that no detector reports (a task sleeping in a loop, a blocked netlink call
         waiting behind it) leaves its evidence on the console before the run is killed."""
