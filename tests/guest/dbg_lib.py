@@ -192,8 +192,9 @@ class Scenario:
 
     def _stall_dump(self):
         """A scenario still running after DBG_STALL_DUMP seconds (default 1500, short of
-        the runner's 1800 s timeout: dbg-nic-config-checks took 794 s on a loaded host, and
-        the dump's "Call Trace:" lines are splat lines to the checks; 0 = off):
+        the runner's 1800 s timeout. At 420 s it fired in dbg-nic-config-checks (171 s alone,
+        slower beside two guests), its serial-console output stretched that run to 794 s,
+        and its "Call Trace:" lines are splat lines to the checks; 0 = off):
         put every CPU's and every task's stack into the kernel log once (sysrq l, w, t), so
         a hang that no detector reports (a task sleeping in a loop, a blocked netlink call
         waiting behind it) leaves its evidence on the console before the run is killed."""
