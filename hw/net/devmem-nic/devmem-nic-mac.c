@@ -128,8 +128,9 @@ static void dmnic_hold_free(DmnicMac *mac)
 }
 
 /* the hold ended: the cable's queue is flushed (rx_bh, never in MMIO) */
-static void dmnic_hold_flush(DevmemNicCore *core)
+static void dmnic_hold_end(DevmemNicCore *core)
 {
+    dmnic_hold_free(&core->mctl);
     core->mctl.rx_flush = true;
     qemu_bh_schedule(core->mctl.rx_bh);
 }
@@ -146,8 +147,7 @@ static void dmnic_hold_drop(DevmemNicCore *core)
         core->q[mac->hold_qi].stats[DMNIC_QS_RX_DROP_NOBUF]++;
     }
     trace_devmem_nic_rx_hold_drop(mac->hold_qi, mac->hold_size);
-    dmnic_hold_free(mac);
-    dmnic_hold_flush(core);
+    dmnic_hold_end(core);
 }
 
 /* try to place the held frame: true if the hold is over */
@@ -160,9 +160,8 @@ static bool dmnic_hold_retry(DevmemNicCore *core)
         return false;
     }
     trace_devmem_nic_rx_hold_end(mac->hold_qi, mac->hold_size);
-    dmnic_hold_free(mac);
     dmnic_pause_xon(core);
-    dmnic_hold_flush(core);
+    dmnic_hold_end(core);
     return true;
 }
 
@@ -281,8 +280,7 @@ void devmem_nic_mac_rx_stopped(DevmemNicCore *core, unsigned qi)
         /* as a frame that arrives for a stopped queue */
         core->q[qi].stats[DMNIC_QS_RX_DROP_DISABLED]++;
         trace_devmem_nic_rx_disabled(qi, mac->hold_size);
-        dmnic_hold_free(mac);
-        dmnic_hold_flush(core);
+        dmnic_hold_end(core);
     }
 }
 
@@ -449,8 +447,7 @@ void devmem_nic_mac_reset(DevmemNicCore *core)
     mac->xoff = false;
     /* a held frame is lost (the counters start again anyway) */
     if (mac->hold_buf) {
-        dmnic_hold_free(mac);
-        dmnic_hold_flush(core);
+        dmnic_hold_end(core);
     }
     mac->hold_stalled = false;
     mac->pause_rx = 0;
