@@ -96,6 +96,30 @@ def bg(cmdline, ns=None, out=None):
                             start_new_session=True)
 
 
+FAIL_FUNCTION = "/sys/kernel/debug/fail_function"
+
+
+def pp_alloc_fail(on, interval=1):
+    """fail_function on page_pool_alloc_netmems: every @interval-th page pool allocation
+    fails while on (1: all of them; pp_alloc_fail.py uses 511); off clears it."""
+    ff = FAIL_FUNCTION
+
+    def wr(name, val):
+        with open(f"{ff}/{name}", "w", encoding="ascii") as f:
+            f.write(f"{val}\n")
+    if on:
+        if not os.path.exists(f"{ff}/page_pool_alloc_netmems"):
+            wr("inject", "page_pool_alloc_netmems")
+        for k, v in (("verbose", 0), ("interval", interval), ("probability", 100),
+                     ("times", -1)):
+            wr(k, v)
+    else:
+        if os.path.exists(f"{ff}/page_pool_alloc_netmems"):
+            wr("inject", "")
+        wr("probability", 0)
+        wr("times", 0)
+
+
 def kill_group(p, sig=signal.SIGKILL):
     try:
         os.killpg(p.pid, sig)
