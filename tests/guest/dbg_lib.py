@@ -96,28 +96,33 @@ def bg(cmdline, ns=None, out=None):
                             start_new_session=True)
 
 
+def wr(path, val):
+    """Write str(val) to the file at @path (sysfs, debugfs, procfs) as given: no newline is
+    added (a caller that needs one, e.g. an empty line to clear fail_function's inject,
+    passes it)."""
+    with open(path, "w", encoding="ascii") as f:
+        f.write(str(val))
+
+
 FAIL_FUNCTION = "/sys/kernel/debug/fail_function"
 
 
 def pp_alloc_fail(on, interval=1):
     """fail_function on page_pool_alloc_netmems: every @interval-th page pool allocation
-    fails while on (1: all of them; pp_alloc_fail.py uses 511); off clears it."""
+    fails while on (1: all of them; pp_alloc_fail.py uses 511); off clears it. Each value
+    is written as a line ("" as an empty line, which clears the injection)."""
     ff = FAIL_FUNCTION
-
-    def wr(name, val):
-        with open(f"{ff}/{name}", "w", encoding="ascii") as f:
-            f.write(f"{val}\n")
     if on:
         if not os.path.exists(f"{ff}/page_pool_alloc_netmems"):
-            wr("inject", "page_pool_alloc_netmems")
+            wr(f"{ff}/inject", "page_pool_alloc_netmems\n")
         for k, v in (("verbose", 0), ("interval", interval), ("probability", 100),
                      ("times", -1)):
-            wr(k, v)
+            wr(f"{ff}/{k}", f"{v}\n")
     else:
         if os.path.exists(f"{ff}/page_pool_alloc_netmems"):
-            wr("inject", "")
-        wr("probability", 0)
-        wr("times", 0)
+            wr(f"{ff}/inject", "\n")
+        wr(f"{ff}/probability", "0\n")
+        wr(f"{ff}/times", "0\n")
 
 
 def kill_group(p, sig=signal.SIGKILL):
