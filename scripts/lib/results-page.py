@@ -5,6 +5,7 @@
   results-page.py record OUT.json RUNDIR... [--machine M] [--cmd C]
   results-page.py render REC.json PAGE.md README.md     (write the page and the README's table)
   results-page.py check REC.json PAGE.md README.md      (exit 1 if they are not what REC gives)
+  results-page.py markers                               (the two lines a README's table sits between)
 
 A run dir is what scripts/run-selftests writes (docs/results.md, "Where everything goes"):
 results.tsv ("PAIR TEST CASE STATE SECONDS REASON" a case), summary.txt, matrix.txt and
@@ -334,6 +335,9 @@ def main(argv):
         if len(args) < 2:
             die('record OUT.json RUNDIR...')
         record(args[0], args[1:], machine, cmd)
+    elif mode == 'markers':         # an empty results table (for a README of one's own)
+        print(BEGIN)
+        print(END)
     elif mode in ('render', 'check'):
         if len(rest) != 3:
             die(f'{mode} REC.json PAGE.md README.md')
