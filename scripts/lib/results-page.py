@@ -219,13 +219,13 @@ def table(rec):
 
 
 def readme_block(rec):
-    lines = [BEGIN, '']
+    lines = [BEGIN]
     lines += [('Latest: ' if i == 0 else 'And: ') + run_line(r, rec) + '.'
               for i, r in enumerate(rec['runs'])]
     lines += [''] + table(rec) + ['']
     lines.append('Per program, the known failures and flaky cases with their reasons: '
                  '[docs/results/latest.md](docs/results/latest.md).')
-    lines += ['', END]
+    lines.append(END)
     return '\n'.join(lines) + '\n'
 
 
