@@ -6,7 +6,8 @@
                             adds its own tests and the plan)
 
 Pages: README.md and every docs/**/*.md; generated pages (docs/results/latest.md) are
-checked for links only. One test per page and rule, so a failure names the page and the line.
+checked for links only, the specs (docs/**/*.rst) for run dirs, work periods and branches
+only. One test per page and rule, so a failure names the page and the line.
 """
 import os
 import re
@@ -73,12 +74,12 @@ def anchors(path, cache={}):
     return cache[path]
 
 
-def pages(root):
-    out = ['README.md']
+def pages(root, ext='.md'):
+    out = ['README.md'] if ext == '.md' else []
     for d, dirs, files in os.walk(os.path.join(root, 'docs')):
         dirs.sort()
         for f in sorted(files):
-            if f.endswith('.md'):
+            if f.endswith(ext):
                 out.append(os.path.relpath(os.path.join(d, f), root))
     return out
 
@@ -124,9 +125,13 @@ def main(root):
     branch_re = re.compile(r'\b(?:' + '|'.join(sorted(map(re.escape, branches), key=len,
                                                       reverse=True)) + r')\b')
     helps = {}
-    for page in pages(root):
+    for page in pages(root) + pages(root, '.rst'):
+        rst = page.endswith('.rst')
         lines = lines_of(root, page)
         base = os.path.dirname(page)
+        if rst:         # the specs: only what belongs to one machine or stretch of work
+            no_history(tap, page, lines, branch_re)
+            continue
         # 1. links
         bad = []
         for n, ln, code in lines:
@@ -188,19 +193,23 @@ def main(root):
                                          'or nothing on stdout)')
         tap.t(not bad_t, f'{page}: every make target named exists', bad_t)
         tap.t(not bad_s, f'{page}: every script named exists and answers --help', bad_s)
-        # 3. what belongs to one machine or one stretch of the team's work
-        bad = []
-        for n, ln, code in lines:
-            for rx, what in ((RUNDIR, 'a run dir of one machine'),
-                             (PERIOD, 'a numbered work period'),
-                             (branch_re, 'a branch name')):
-                for m in rx.finditer(ln):
-                    if '<' in m.group(0):
-                        continue      # a placeholder: out/results/<time>/
-                    bad.append(f'{page}:{n}: {what}: "{m.group(0)}"')
-        tap.t(not bad, f'{page}: no run dir of one machine, no work period, no branch name '
-              '(history is in git log; figures in docs/results/latest.md)', bad)
+        no_history(tap, page, lines, branch_re)
     return 1 if tap.bad else 0
+
+
+def no_history(tap, page, lines, branch_re):
+    """What belongs to one machine or one stretch of the team's work."""
+    bad = []
+    for n, ln, _ in lines:
+        for rx, what in ((RUNDIR, 'a run dir of one machine'),
+                         (PERIOD, 'a numbered work period'),
+                         (branch_re, 'a branch name')):
+            for m in rx.finditer(ln):
+                if '<' in m.group(0):
+                    continue      # a placeholder: out/results/<time>/
+                bad.append(f'{page}:{n}: {what}: "{m.group(0)}"')
+    tap.t(not bad, f'{page}: no run dir of one machine, no work period, no branch name '
+          '(history is in git log; figures in docs/results/latest.md)', bad)
 
 
 if __name__ == '__main__':
