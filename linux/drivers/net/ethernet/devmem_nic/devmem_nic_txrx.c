@@ -1835,6 +1835,8 @@ static bool dmnic_rx_xdp_psp(struct dmnic *dm, struct sk_buff *skb, u32 flags)
 {
 	if (!(flags & DMNIC_RXC_F_PSP))
 		return true;
+	/* the program's metadata ends at the MAC header, which moves */
+	skb_metadata_clear(skb);
 	skb_push(skb, skb->data - skb_mac_header(skb));
 	if (!dmnic_psp_rcv(dm, skb, flags))
 		return false;
