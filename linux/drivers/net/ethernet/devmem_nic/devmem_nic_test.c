@@ -1950,8 +1950,10 @@ static void dmnic_test_psp_tx_busy(struct kunit *test)
 	/* the device completes them; the stack sends the skb again */
 	for (i = 0; i < tx->size - 1; i++)
 		dmnic_test_complete(n, i);
-	dmnic_poll(&n->qv->napi, 0);
+	local_bh_disable();
+	dmnic_poll(&n->qv->napi, 0);	/* TX completions only */
 	netif_tx_wake_queue(txq);
+	local_bh_enable();
 	first = tx->tail;
 	local_bh_disable();
 	__netif_tx_lock(txq, smp_processor_id());
