@@ -683,14 +683,9 @@ class RawPeer:
 
     def __init__(self, ns, addr4, dut_mac):
         self.dut = dut_mac
-        # the link with the peer's address (gretap0/erspan0 are ether links too, and down)
-        r = sh("ip -j addr show", ns=ns)
-        links = [ln for ln in json.loads(r.stdout)
-                 if any(a.get("local") == addr4 for a in ln.get("addr_info", []))]
-        if not links:
-            raise RuntimeError(f"no link with {addr4} in netns {ns}: {r.stdout[:200]}")
-        self.ifname = links[0]["ifname"]
-        self.mac = bytes.fromhex(links[0]["address"].replace(":", ""))
+        link = self.link_of(ns, addr4)
+        self.ifname = link["ifname"]
+        self.mac = bytes.fromhex(link["address"].replace(":", ""))
 
         def mk():
             rx = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(0x0003))
@@ -700,6 +695,17 @@ class RawPeer:
             return rx, tx
         self.rx, self.tx = in_netns(ns, mk)
         self.rx.setblocking(False)
+
+    @staticmethod
+    def link_of(ns, addr4):
+        """ip -j's link in netns ns with address addr4 (gretap0/erspan0 are ether links
+        too, and down)."""
+        r = sh("ip -j addr show", ns=ns)
+        links = [ln for ln in json.loads(r.stdout)
+                 if any(a.get("local") == addr4 for a in ln.get("addr_info", []))]
+        if not links:
+            raise RuntimeError(f"no link with {addr4} in netns {ns}: {r.stdout[:200]}")
+        return links[0]
 
     def send_bounce(self, n, seq0=0):
         for i in range(n):
@@ -897,7 +903,148 @@ def dmabuf_count(exporter):
         return -1
 
 
+class PspPair:
+    """A TCP connection from the peer (netns ns) to the dut, associated with PSP at both
+    ends: both sockets live in this process (the peer's made in its netns), so the keys
+    go straight from one end's rx-assoc to the other's tx-assoc (drivers/net/psp.py sends
+    them in-band; nothing else differs). self.dut and self.peer are the two sockets."""
+
+    def __init__(self, t, port, ver=0, timeout=30):
+        # pylint: disable=import-outside-toplevel
+        from lib.py import PSPFamily
+        self.ver = ver
+        self.dnl = PSPFamily()
+        self.pnl = in_netns(t.ns, PSPFamily)
+        peer_if = RawPeer.link_of(t.ns, t.remote4)["ifname"]
+        peer_idx = in_netns(t.ns, lambda: socket.if_nametoindex(peer_if))
+        self.ddev = self._dev(self.dnl, t.ifindex)
+        self.pdev = self._dev(self.pnl, peer_idx)
+        # the version on at both ends (put back as it was by close())
+        self.ena = []
+        name = ["hdr0-aes-gcm-128", "hdr0-aes-gcm-256", "hdr0-aes-gmac-128",
+                "hdr0-aes-gmac-256"][ver]
+        for nl, dev in ((self.dnl, self.ddev), (self.pnl, self.pdev)):
+            ena = set(nl.dev_get({"id": dev})["psp-versions-ena"])
+            if name not in ena:
+                nl.dev_set({"id": dev, "psp-versions-ena": ena | {name}})
+                self.ena.append((nl, dev, ena))
+        ls = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        ls.bind((t.local4, port))
+        ls.listen(1)
+        ls.settimeout(timeout)
+
+        def connect():
+            s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            s.settimeout(timeout)
+            s.connect((t.local4, port))
+            return s
+        self.peer = in_netns(t.ns, connect)
+        self.dut, _ = ls.accept()
+        ls.close()
+        self.dut.settimeout(timeout)
+        drx = self.dnl.rx_assoc({"dev-id": self.ddev, "version": ver,
+                                 "sock-fd": self.dut.fileno()})["rx-key"]
+        prx = self.pnl.rx_assoc({"dev-id": self.pdev, "version": ver,
+                                 "sock-fd": self.peer.fileno()})["rx-key"]
+        self.dnl.tx_assoc({"dev-id": self.ddev, "version": ver,
+                           "sock-fd": self.dut.fileno(), "tx-key": prx})
+        self.pnl.tx_assoc({"dev-id": self.pdev, "version": ver,
+                           "sock-fd": self.peer.fileno(), "tx-key": drx})
+        self.spis = (drx["spi"], prx["spi"])
+
+    @staticmethod
+    def _dev(nl, ifindex):
+        devs = [d for d in nl.dev_get({}, dump=True) if d["ifindex"] == ifindex]
+        if not devs:
+            raise RuntimeError(f"no PSP device on ifindex {ifindex}")
+        return devs[0]["id"]
+
+    def dut_stats(self):
+        return self.dnl.get_stats({"dev-id": self.ddev})
+
+    def dut_registered(self, ifindex):
+        """The dut's PSP device is still listed for ifindex."""
+        try:
+            return any(d["ifindex"] == ifindex and d["id"] == self.ddev
+                       for d in self.dnl.dev_get({}, dump=True))
+        except Exception:  # pylint: disable=broad-except
+            return False
+
+    def close(self):
+        for s in (self.dut, self.peer):
+            try:
+                s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                s.close()
+            except OSError:
+                pass
+        for nl, dev, ena in self.ena:
+            try:
+                nl.dev_set({"id": dev, "psp-versions-ena": ena})
+            except Exception:  # pylint: disable=broad-except
+                pass    # (the device went away: a removed NIC)
+
+
+class PeerCapture:
+    """Every frame the peer's interface receives (not its own), in a thread, until stop();
+    count(needle) = frames that contain needle."""
+
+    def __init__(self, ns, addr4):
+        ifname = RawPeer.link_of(ns, addr4)["ifname"]
+
+        def mk():
+            s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(0x0003))
+            s.bind((ifname, 0))
+            return s
+        self.sk = in_netns(ns, mk)
+        self.sk.settimeout(0.2)
+        self.frames = []
+        self._stop = threading.Event()
+        self._th = threading.Thread(target=self._run, daemon=True)
+        self._th.start()
+
+    def _run(self):
+        while not self._stop.is_set():
+            try:
+                data, addr = self.sk.recvfrom(65536)
+            except (socket.timeout, OSError):
+                continue
+            if addr[2] != PACKET_OUTGOING:
+                self.frames.append(data)
+
+    def stop(self):
+        self._stop.set()
+        self._th.join()
+        self.sk.close()
+
+    def count(self, needle):
+        return sum(1 for f in self.frames if needle in f)
+
+    def protos(self, needle):
+        """{IP protocol: frames} of the IPv4/IPv6 frames that contain needle."""
+        out = {}
+        for f in self.frames:
+            if needle not in f or len(f) < 24:
+                continue
+            et = int.from_bytes(f[12:14], "big")
+            p = f[23] if et == 0x0800 else f[20] if et == 0x86dd else -1
+            out[p] = out.get(p, 0) + 1
+        return out
+
+
+def load_xdp(pin, action):
+    """Load and pin an XDP program that is 'return action' (r0 = action; exit)."""
+    insns = struct.pack("<BBhi", 0xb7, 0, 0, action) + struct.pack("<BBhi", 0x95, 0, 0, 0)
+    ibuf = ctypes.create_string_buffer(insns, len(insns))
+    lic = ctypes.create_string_buffer(b"GPL")
+    fd = bpf(5, struct.pack("<IIQQ", 6, 2, ctypes.addressof(ibuf), ctypes.addressof(lic)))
+    path = ctypes.create_string_buffer(pin.encode())
+    bpf(6, struct.pack("<QI", ctypes.addressof(path), fd))  # BPF_OBJ_PIN
+    os.close(fd)
+
+
 __all__ = ["Scenario", "Kmsg", "RtnlHold", "RawPeer", "load_xdp_tx", "in_netns",
+           "PspPair", "PeerCapture", "load_xdp",
            "ETH_P_GUEST", "ETH_P_BOUNCE", "kernel_stack", "sh", "bg", "kill_group",
            "wait_for", "listening", "dmesg",
            "kmemleak_scan", "total_received", "grep_file", "udmabuf", "dmabuf_count",

@@ -651,13 +651,16 @@ int dmnic_queue_hw_stop(struct dmnic *dm, unsigned int q, bool tx);
 #if IS_ENABLED(CONFIG_INET_PSP)
 void dmnic_psp_init(struct dmnic *dm);
 void dmnic_psp_fini(struct dmnic *dm);
+void dmnic_psp_reset_prepare(struct dmnic *dm);
 void dmnic_psp_restore(struct dmnic *dm);
 int dmnic_psp_xmit(struct dmnic *dm, struct sk_buff *skb);
 void dmnic_psp_desc(struct dmnic_tx_desc *d, int psp);
+void dmnic_psp_tx_dropped(struct dmnic *dm);
 bool dmnic_psp_rcv(struct dmnic *dm, struct sk_buff *skb, u32 flags);
 #else
 static inline void dmnic_psp_init(struct dmnic *dm) {}
 static inline void dmnic_psp_fini(struct dmnic *dm) {}
+static inline void dmnic_psp_reset_prepare(struct dmnic *dm) {}
 static inline void dmnic_psp_restore(struct dmnic *dm) {}
 static inline int dmnic_psp_xmit(struct dmnic *dm, struct sk_buff *skb)
 {
@@ -665,6 +668,7 @@ static inline int dmnic_psp_xmit(struct dmnic *dm, struct sk_buff *skb)
 }
 
 static inline void dmnic_psp_desc(struct dmnic_tx_desc *d, int psp) {}
+static inline void dmnic_psp_tx_dropped(struct dmnic *dm) {}
 static inline bool dmnic_psp_rcv(struct dmnic *dm, struct sk_buff *skb,
 				 u32 flags)
 {

@@ -106,6 +106,7 @@ static void dmnic_reset_keep_mask(struct dmnic *dm)
 	 * read until the reset is done (else base + old counts, then less).
 	 */
 	dmnic_hw_stats_freeze(dm);
+	dmnic_psp_reset_prepare(dm);
 	dmnic_reset_hw(dm);
 	dmnic_hw_stats_thaw(dm);
 	dmnic_wr32(dm, DMNIC_REG_INT_MASK, mask);
@@ -343,10 +344,11 @@ static void dmnic_remove(struct pci_dev *pdev)
 	/* No more link work once the netdev starts going away. */
 	dmnic_stop_admin(dm);
 
-	dmnic_psp_fini(dm);
 	dmnic_ptp_fini(dm);
 	/* unregister_netdev() closes the device, which quiesces all queues. */
 	unregister_netdev(dm->netdev);
+	/* after the close: TX and NAPI read dm->psp */
+	dmnic_psp_fini(dm);
 	/*
 	 * Until the close, NAPI and ndo_tx_timeout could queue qerr_work
 	 * again: wait for it and keep it from being queued before dm is
@@ -394,6 +396,7 @@ static void dmnic_reset_prepare(struct pci_dev *pdev)
 	dmnic_quiesce(dm);
 	/* the reset clears the device's counters */
 	dmnic_hw_stats_freeze(dm);
+	dmnic_psp_reset_prepare(dm);
 	netdev_unlock(dm->netdev);
 	rtnl_unlock();
 }
