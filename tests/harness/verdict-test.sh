@@ -232,3 +232,67 @@ t "L6 run-selftests: run-vm refusing an option (--timeout abc) is a usage error,
     rc_is 2 env DEVMEM_LAB_BUILD="$TMP/build" DEVMEM_LAB_OUT="$V/out" DEVMEM_LAB_CACHE="$V/cache" DEVMEM_LAB_BOOT_STAGGER=0 \
     "$ROOT/scripts/run-selftests" --pairs devmem --tests drivers/net/hw:devmem.py --no-expect --no-known \
     --timeout abc --out "$V/u6"
+
+# --- item 2 / L3: proof from the device, not from the program ------------------------------
+PROOF=$ROOT/tests/guest/proof.txt
+dp() { printf 'accel\tdrivers/net/hw:devmem.py\t1\t%s\t%s\n' "$1" "$2" >"$V/dp.tsv"; }
+dp 1000 1000
+t "item 2 device proof: accel devmem.py with ncdevmem's allocation line but fake-accel's BAR2 count unchanged is a FAIL (was: PASS on the allocation line)" \
+    says 'no proof the payload went to fake-accel device memory \(bytes the NIC wrote .*got: .*p2p-write-bytes \+0' \
+    "$R" "$RF/accel-proof.log" --proof "$PROOF" --device-proof "$V/dp.tsv"
+dp 1000 66536
+t "item 2 device proof: the count rose during the program (+65536): PASS" \
+    rc_is 0 "$R" "$RF/accel-proof.log" --proof "$PROOF" --device-proof "$V/dp.tsv"
+printf 'accel\tdrivers/net/hw:devmem.py\t1\t-\t-\tQMP qom-get: Property not found\n' >"$V/dp-un.tsv"
+t "item 2 device proof: a count the host could not read is no proof (FAIL, the reason shown)" \
+    says 'p2p-write-bytes unread: QMP qom-get: Property not found' \
+    "$R" "$RF/accel-proof.log" --proof "$PROOF" --device-proof "$V/dp-un.tsv"
+t "item 2 device proof: without the device's count (an old run) accel devmem.py does not pass" \
+    rc_is 1 "$R" "$RF/accel-proof.log" --proof "$PROOF"
+sed 's/^# devmem-lab: end accel/# devmem-lab: proof accel drivers\/net\/hw:devmem.py fake-accel: 40 chunks checked by device CRC, 3 bad\n&/' \
+    "$RF/accel-proof.log" >"$V/crc-bad.log"
+dp 0 65536
+t "L3 CRC: an accel program whose ncdevmem says the device's CRC found bad chunks is a FAIL" \
+    says 'did not arrive intact in fake-accel .*3 bad' "$R" "$V/crc-bad.log" --proof "$PROOF" --device-proof "$V/dp.tsv"
+sed 's/ accel / gpu /; s/fake-accel: 65536 bytes of device memory at BAR offset 0/virtio-gpu: using \/dev\/dri\/renderD128/' \
+    "$RF/accel-proof.log" >"$V/gpu-node.log"
+t "L3 gpu: the render node's name alone is no proof (was: PASS)" \
+    says 'no proof the payload went to virtio-gpu VRAM' "$R" "$V/gpu-node.log" --proof "$PROOF"
+sed 's/virtio-gpu: using \/dev\/dri\/renderD128/virtio-gpu: 96 copies checked by the GPU, 0 bad/' "$V/gpu-node.log" >"$V/gpu-ok.log"
+t "L3 gpu: 'N copies checked by the GPU, 0 bad' is the proof" \
+    rc_is 0 "$R" "$V/gpu-ok.log" --proof "$PROOF"
+# End to end: run-selftests' queue reads the count over QMP around each accel program (a fake
+# run-vm serves the monitor; its counter grows by FAKE_P2P_BYTES during accel programs).
+dproof_run() {  # dproof_run OUT [env...]
+    local out=$1
+    shift
+    printf 'int main(){}\n// NCDEVMEM_PROOF fake-accel: %%zu bytes of device memory\n' >"$PKS/drivers/net/hw/ncdevmem"
+    grep -qx drivers/net/hw:devmem.py "$PKS/kselftest-list.txt" || echo drivers/net/hw:devmem.py >>"$PKS/kselftest-list.txt"
+    env "$@" bash -c 'par_env "$ROOT/scripts/run-selftests" --pairs accel --tests drivers/net/hw:devmem.py \
+        --no-expect --no-known --jobs 1 --out "$1"' _ "$out" >"$out.out" 2>&1
+}
+export -f dproof_run
+export V
+t "item 2 device proof end to end: the queue reads p2p-write-bytes over QMP before and after the program; PASS with '+65536' in output.log" \
+    bash -c 'dproof_run "$1/dp1"; rc=$?; [ $rc = 0 ] && grep -q "device proof accel drivers/net/hw:devmem.py device: fake-accel p2p-write-bytes +65536" "$1/dp1/output.log" ||
+        { tail -n 15 "$1/dp1.out"; cat "$1/dp1/device-proof.tsv"; echo "exit $rc"; false; }' _ "$V"
+t "item 2 device proof end to end: no bytes written into BAR2 during devmem.py fails it" \
+    bash -c 'dproof_run "$1/dp2" FAKE_NO_P2P=drivers/net/hw:devmem.py; rc=$?; [ $rc = 1 ] &&
+        grep -q "devmem.py.*no proof the payload went to fake-accel device memory" "$1/dp2/summary.txt" ||
+        { tail -n 15 "$1/dp2.out"; echo "exit $rc"; false; }' _ "$V"
+
+# --- item 11: every program of the list has expected lines; one that vanishes fails ---------
+mkdir -p "$V/gen/guest-1"
+printf 'devmem drivers/net/hw:devmem.py\ndevmem drivers/net:ping.py\n' >"$V/gen/matrix.txt"
+cat "$RF/good.log" "$RF/ping.log" >"$V/gen/guest-1/output.log"
+cp "$RF/clean-console.log" "$V/gen/guest-1/console.log"
+echo 0 >"$V/gen/guest-1/rc"
+t "item 11 generator: scripts/expected-from-run writes a line for every passing case of a run; that run meets them (exit 0)" \
+    bash -c '"$1" --run-dir "$2" >/dev/null && "$3" "$2" --out "$2.exp" && [ "$(grep -c "^devmem " "$2.exp")" = "$(grep -c "	pass	" "$2/results.tsv")" ] &&
+        "$1" --run-dir "$2" --expect "$2.exp" >/dev/null' _ "$R" "$V/gen" "$ROOT/scripts/expected-from-run"
+t "item 11 vanished program: with the whole list run, a program with expected lines missing from the matrix fails (was: skipped, exit 0)" \
+    bash -c 'echo devmem >"$2/pairs"; : >"$2/expect-whole"; sed -i "/ping.py/d" "$2/matrix.txt"
+        "$1" --run-dir "$2" --expect "$2.exp" >"$2.o"; rc=$?; rm "$2/expect-whole"
+        [ $rc = 1 ] && grep -q "drivers/net:ping.py: expected PASS .*not in the run" "$2.o" || { tail "$2.o"; false; }' _ "$R" "$V/gen"
+t "item 11 vanished program: a run of a chosen list (no expect-whole) still skips what it did not ask for" \
+    rc_is 0 "$R" --run-dir "$V/gen" --expect "$V/gen.exp"
