@@ -296,3 +296,13 @@ t "item 11 vanished program: with the whole list run, a program with expected li
         [ $rc = 1 ] && grep -q "drivers/net:ping.py: expected PASS .*not in the run" "$2.o" || { tail "$2.o"; false; }' _ "$R" "$V/gen"
 t "item 11 vanished program: a run of a chosen list (no expect-whole) still skips what it did not ask for" \
     rc_is 0 "$R" --run-dir "$V/gen" --expect "$V/gen.exp"
+
+# --- issue 45 item 3: one splat implementation, the guest's dbg_lib is ktap.py's -----------
+mkdir -p "$V/dbg"
+cp "$ROOT/tests/guest/dbg_lib.py" "$ROOT/scripts/lib/ktap.py" "$ROOT/scripts/lib"/splats*.txt "$V/dbg/"
+t "one splat reader: the guest's dbg_lib (as on the tests disk) answers as ktap.py on every review console (absorption, TX watchdog)" \
+    python3 -c 'import sys; sys.path.insert(0, sys.argv[1]); import dbg_lib, ktap
+for f in sys.argv[2:]:
+    ls = open(f).read().splitlines()
+    a, b = dbg_lib.classify_splats(ls), ktap.unknown_splats(ls)
+    assert a == b and a[0], (f, a, b)' "$V/dbg" "$RV/absorb-console.log" "$RV/txto-console.log"
