@@ -306,3 +306,15 @@ for f in sys.argv[2:]:
     ls = open(f).read().splitlines()
     a, b = dbg_lib.classify_splats(ls), ktap.unknown_splats(ls)
     assert a == b and a[0], (f, a, b)' "$V/dbg" "$RV/absorb-console.log" "$RV/txto-console.log"
+
+# --- H1: the exit status on the job channel (out of band) against the frame ----------------
+mkdir -p "$V/jc/guest-1"
+echo 'devmem drivers/net:xdp.py' >"$V/jc/matrix.txt"
+cp "$RV/f4/guest-1/output.log" "$V/jc/guest-1/output.log"
+cp "$RF/clean-console.log" "$V/jc/guest-1/console.log"
+echo 0 >"$V/jc/guest-1/rc"
+printf 'devmem\tdrivers/net:xdp.py\t1\tdone\t1\n' >"$V/jc/jobs.tsv"
+t "H1 out of band: a frame that says PASS while the guest runner's exit status on the job channel says 1 is a FAIL" \
+    vrun 1 'xdp.py \(exit status\): FAIL: the guest runner exited 1 for it \(job channel\)' "$V/jc"
+printf 'devmem\tdrivers/net:xdp.py\t1\tdone\t0\n' >"$V/jc/jobs.tsv"
+t "H1 out of band: the same frame with exit status 0 on the job channel passes" vrun 0 'program runs: 1: 1 pass' "$V/jc"
