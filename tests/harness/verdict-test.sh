@@ -315,6 +315,6 @@ cp "$RF/clean-console.log" "$V/jc/guest-1/console.log"
 echo 0 >"$V/jc/guest-1/rc"
 printf 'devmem\tdrivers/net:xdp.py\t1\tdone\t1\n' >"$V/jc/jobs.tsv"
 t "H1 out of band: a frame that says PASS while the guest runner's exit status on the job channel says 1 is a FAIL" \
-    vrun 1 'xdp.py \(exit status\): FAIL: the guest runner exited 1 for it \(job channel\)' "$V/jc"
+    vrun 1 'drivers/net:xdp.py: FAIL: the guest runner exited 1 for it \(job channel\)' "$V/jc"
 printf 'devmem\tdrivers/net:xdp.py\t1\tdone\t0\n' >"$V/jc/jobs.tsv"
 t "H1 out of band: the same frame with exit status 0 on the job channel passes" vrun 0 'program runs: 1: 1 pass' "$V/jc"
