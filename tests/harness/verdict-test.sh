@@ -318,3 +318,6 @@ t "H1 out of band: a frame that says PASS while the guest runner's exit status o
     vrun 1 'drivers/net:xdp.py: FAIL: the guest runner exited 1 for it \(job channel\)' "$V/jc"
 printf 'devmem\tdrivers/net:xdp.py\t1\tdone\t0\n' >"$V/jc/jobs.tsv"
 t "H1 out of band: the same frame with exit status 0 on the job channel passes" vrun 0 'program runs: 1: 1 pass' "$V/jc"
+t "item 11 vanished program: one shard's own report does not fail the programs of the other shards (its matrix-full.txt has them)" \
+    bash -c 'rm -rf "$2s"; cp -r "$2" "$2s"; : >"$2s/expect-whole"; printf "devmem drivers/net/hw:devmem.py\ndevmem drivers/net:ping.py\n" >"$2s/matrix-full.txt"
+        "$1" --run-dir "$2s" --expect "$2.exp" >"$2s.o"; rc=$?; [ $rc = 0 ] || { tail "$2s.o"; false; }' _ "$R" "$V/gen"
