@@ -33,22 +33,24 @@ NCDEVMEM = f"{KSFT}/drivers/net/hw/ncdevmem"
 sys.path.insert(0, f"{KSFT}/drivers/net")
 
 
-def splat_regex():
-    """scripts/lib/splats.txt, the harness's one splat list: scripts/build-selftests puts it
+def _ktap():
+    """scripts/lib/ktap.py, the harness's one splat reader (its block rules, splats.txt,
+    splats-known.txt and splats-allowed.txt): scripts/build-selftests puts it and its lists
     next to this file on the tests disk (/opt/ksft/guest); on the host (scripts/run-debug's
     report) it is read from the source tree."""
     here = os.path.dirname(os.path.abspath(__file__))
-    for path in (os.path.join(here, "splats.txt"),
-                 os.path.join(here, "..", "..", "scripts", "lib", "splats.txt")):
-        if os.path.isfile(path):
-            with open(path, encoding="utf-8") as f:
-                pats = [ln.rstrip("\n") for ln in f if ln.strip() and not ln.startswith("#")]
-            return re.compile("|".join(f"(?:{p})" for p in pats))
-    raise FileNotFoundError(f"splats.txt (the splat list) is neither in {here} nor in "
-                            "../../scripts/lib: rebuild the tests disk (scripts/build-selftests)")
+    for d in (here, os.path.join(here, "..", "..", "scripts", "lib")):
+        if os.path.isfile(os.path.join(d, "ktap.py")) and os.path.isfile(os.path.join(d, "splats.txt")):
+            sys.path.insert(0, d)
+            import ktap  # noqa: E402  pylint: disable=import-outside-toplevel
+            return ktap
+    raise FileNotFoundError(f"ktap.py and splats.txt (the splat reader and list) are neither in "
+                            f"{here} nor in ../../scripts/lib: rebuild the tests disk "
+                            "(scripts/build-selftests)")
 
 
-SPLAT = splat_regex()
+KTAP = _ktap()
+SPLAT = KTAP.splat_patterns()
 KMEMLEAK = "/sys/kernel/debug/kmemleak"
 # kmemleak's own thread scans all memory every 10 min: under TCG with KASAN that is tens of
 # seconds of a vCPU, taken at random from whatever scenario runs then (throughput checks
@@ -741,58 +743,16 @@ class RawPeer:
                     out.append((time.monotonic(), et, int.from_bytes(data[14:18], "big")))
 
 
-def known_upstream():
-    """scripts/lib/splats-known.txt, the harness's one list of known upstream splats (fixed
-    strings; a splat block containing one is counted as known, not as a failure), found
-    like splats.txt."""
-    here = os.path.dirname(os.path.abspath(__file__))
-    for path in (os.path.join(here, "splats-known.txt"),
-                 os.path.join(here, "..", "..", "scripts", "lib", "splats-known.txt")):
-        if os.path.isfile(path):
-            with open(path, encoding="utf-8") as f:
-                return [ln.strip() for ln in f if ln.strip() and not ln.startswith("#")]
-    raise FileNotFoundError(f"splats-known.txt is neither in {here} nor in ../../scripts/lib: "
-                            "rebuild the tests disk (scripts/build-selftests)")
-
-
-KNOWN_UPSTREAM = known_upstream()
+KNOWN_UPSTREAM = KTAP.known_splats()
 
 
 def classify_splats(lines):
-    """(splat lines, known-upstream splat count). A block starts at '[ cut here ]' or at a
-    splat line not in a block (a KASAN or UBSAN report has no cut line: 'BUG: KASAN: ...'
-    between lines of '='), and runs to '---[ end trace', the next '[ cut here ]', the
-    report's closing '=' line or 200 lines, as scripts/lib/ktap.py's splat_blocks cuts
-    them; a block that contains a KNOWN_UPSTREAM line is dropped as a whole."""
-    out, known, block = [], 0, None
-
-    def close():
-        nonlocal known
-        if any(k in b for b in block for k in KNOWN_UPSTREAM):
-            known += 1
-        else:
-            out.extend(b for b in block if SPLAT.search(b))
-
-    for ln in lines:
-        cut = "------------[ cut here ]------------" in ln
-        if block is not None and cut:
-            close()
-            block = None
-        if block is None:
-            if cut:
-                block = []
-                continue
-            if not SPLAT.search(ln):
-                continue
-            block = []
-        block.append(ln)
-        if ("---[ end trace" in ln or len(block) >= 200 or
-                (len(block) > 1 and re.search(r"\] ={40,}\s*$", ln))):
-            close()
-            block = None
-    if block:
-        close()
-    return out, known
+    """(splat lines, known-upstream splat count): scripts/lib/ktap.py's unknown_splats, the
+    rules every check uses (a block runs from '[ cut here ]' or a splat line to '---[ end
+    trace', KASAN's or UBSAN's closing '=' line, the next cut line or the next report's
+    title; a block that contains a splats-known.txt line, and nothing else after its trace,
+    is counted as known; one splats-allowed.txt allows in its program's slice too)."""
+    return KTAP.unknown_splats([ln.rstrip("\n") for ln in lines], SPLAT, KNOWN_UPSTREAM)
 
 
 def splats_since(n0):
