@@ -749,8 +749,8 @@ static int dmnic_change_mtu(struct net_device *netdev, int new_mtu)
 	/* Single buffer XDP needs every frame in one header buffer. */
 	if (dm->xdp_prog &&
 	    new_mtu > dmnic_xdp_max_mtu(dm->xdp_prog->aux->xdp_has_frags)) {
-		netdev_warn(netdev, "MTU %d too large for single buffer XDP (max %lu)\n",
-			    new_mtu, DMNIC_XDP_MAX_MTU);
+		netdev_warn(netdev, "MTU %d too large for single buffer XDP (max %u)\n",
+			    new_mtu, (u32)DMNIC_XDP_MAX_MTU);
 		return -EINVAL;
 	}
 	/* AF_XDP zero-copy: every frame in one UMEM frame */
@@ -781,8 +781,8 @@ static int dmnic_xdp_setup(struct dmnic *dm, struct bpf_prog *prog,
 	if (prog) {
 		if (netdev->mtu > dmnic_xdp_max_mtu(frags)) {
 			NL_SET_ERR_MSG_FMT_MOD(extack,
-					       "MTU %u too large for single buffer XDP (max %lu)",
-					       netdev->mtu, DMNIC_XDP_MAX_MTU);
+					       "MTU %u too large for single buffer XDP (max %u)",
+					       netdev->mtu, (u32)DMNIC_XDP_MAX_MTU);
 			return -EINVAL;
 		}
 		/* The core checks this too: single buffer XDP runs on the
