@@ -7,7 +7,7 @@ export DL_T0 := $(shell date +%s)
 .PHONY: all help bootstrap fetch qemu kernel selftests image build run run-baseline run-gpu \
 	gpu-build check check-headers check-debug check-migration clean distclean bench soak
 .PHONY: fuzz check-asan
-.PHONY: patches check-patches oot-modules run-oot qemu-args check-kernel-config vng-run check-nipa
+.PHONY: patches check-patches check-series oot-modules run-oot qemu-args check-kernel-config vng-run check-nipa
 .PHONY: shell kunit
 
 all: help
@@ -38,6 +38,8 @@ help:
 	@echo "make check-asan   the qtests against an ASan + UBSan build of QEMU"
 	@echo "make patches      git-am-able Linux and QEMU series in out/patches/"
 	@echo "make check-patches  prove those series apply to the fetched trees"
+	@echo "make check-series   each patch of both series: builds (x86_64, i386; W=1, sparse), checkpatch,"
+	@echo "                  kernel-doc, the qtests (netdev's per-patch build checks; cached)"
 	@echo "make oot-modules  build the drivers as out-of-tree modules"
 	@echo "make run-oot      make run with the out-of-tree modules"
 	@echo "make qemu-args    print our devices' QEMU arguments, for other runners"
@@ -188,6 +190,9 @@ patches: fetch
 
 check-patches: fetch
 	@scripts/make-patches --check
+
+check-series: fetch
+	@scripts/check-series
 
 OOT_CONFIGS := base devmem kunit oot
 oot-modules: fetch

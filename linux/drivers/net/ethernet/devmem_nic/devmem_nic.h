@@ -10,6 +10,7 @@
 #include <linux/ethtool.h>
 #include <linux/if_vlan.h>
 #include <linux/io.h>
+#include <linux/io-64-nonatomic-lo-hi.h>
 #include <linux/netdevice.h>
 #include <linux/net_tstamp.h>
 #include <linux/pci.h>
@@ -466,6 +467,8 @@ struct dmnic {
 	struct dmnic_hw_qstats hw_base_q[DMNIC_MAX_QUEUES];
 	struct dmnic_hw_gstats hw_base_g;
 	struct dmnic_hw_mstats hw_base_m;	/* under the instance lock */
+	/* dmnic_hw_stats_freeze()'s reads (instance lock) */
+	struct dmnic_hw_qstats hw_freeze_q[DMNIC_MAX_QUEUES];
 	/* between PCI reset_prepare and reset_done: do not read the device */
 	bool hw_stats_frozen;
 
@@ -474,6 +477,7 @@ struct dmnic {
 	/* 1.3 pause and FEC settings, restored after a device reset */
 	u32 pause_ctrl;			/* DMNIC_PAUSE_CTRL_* */
 	u32 fec_mode;			/* DMNIC_FEC_* */
+	bool fec_auto;			/* asked for ETHTOOL_FEC_AUTO */
 
 	/* 1.3 PTP clock (devmem_nic_ptp.c); ptp_clock NULL without */
 	struct ptp_clock_info ptp_info;
@@ -508,6 +512,18 @@ static inline u32 dmnic_rd32(struct dmnic *dm, u32 reg)
 static inline void dmnic_wr32(struct dmnic *dm, u32 reg, u32 val)
 {
 	writel(val, dm->regs + reg);
+}
+
+/*
+ * A 64-bit register pair in one access (spec: Conventions), how the 64-bit
+ * counters are read atomically. Where the CPU has no 64-bit MMIO (32-bit
+ * builds) readq is two 32-bit reads, low word first: PTP_TIME_LO latches
+ * the time that the TIME_HI read returns, but a counter that carries into
+ * its high word between the two accesses reads torn.
+ */
+static inline u64 dmnic_rd64(struct dmnic *dm, u32 reg)
+{
+	return readq(dm->regs + reg);
 }
 
 static inline void dmnic_wr_ring(struct dmnic *dm, unsigned int q, u32 ring,
