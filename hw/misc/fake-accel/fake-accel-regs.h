@@ -35,7 +35,7 @@
 /* Counters: monotonic since power-on, not cleared by any reset */
 #define FACCEL_REG_P2P_WR_BYTES_LO  0x0020  /* RO: bytes peers wrote to BAR2 */
 #define FACCEL_REG_P2P_WR_BYTES_HI  0x0024  /* RO: the same, bits 63:32 */
-#define FACCEL_REG_CRC_CHECKS       0x0028  /* RO: CRC commands done, no error */
+#define FACCEL_REG_CRC_CHECKS       0x0028  /* RO: CRC commands that passed */
 
 /* Copy/CRC engine */
 #define FACCEL_REG_ENG_SRC_LO       0x0100
