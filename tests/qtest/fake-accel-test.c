@@ -10,6 +10,7 @@
 #include <sys/mman.h>
 #include "qemu/bswap.h"
 #include "qemu/cutils.h"
+#include "qemu/units.h"
 #include "libqtest.h"
 #include "libqos/libqos-pc.h"
 #include "libqos/pci.h"

@@ -397,7 +397,7 @@ static ssize_t p2p_write_bytes_show(struct device *dev,
 				    struct device_attribute *attr, char *buf)
 {
 	struct faccel_dev *fdev = dev_get_drvdata(dev);
-	u32 hi, lo;
+	u32 hi = 0, lo = 0;
 	int ret;
 
 	mutex_lock(&fdev->lock);
