@@ -677,7 +677,7 @@ static void test_counter_nic_rx(void)
     DnState s;
     DlPktSpec spec;
     size_t len, hlen;
-    uint32_t n = 0;
+    uint32_t n;
     DnCpl c;
     int i;
 
@@ -705,8 +705,8 @@ static void test_counter_nic_rx(void)
         spec.payload_seed = 0x40 + i;
         len = dl_pkt_build(&spec, frame, &hlen);
         dn_inject(&s, frame, len);
-        while (dn_cpl_pending(&s, 0)) {
-            dn_read_cpl(&s, 0, n++, &c);
+        for (n = dn_cpl_pending(&s, 0); n; n--) {
+            dn_read_cpl(&s, 0, s.q[0].rxc_head++, &c);
             g_assert_true(c.flags & DMNIC_RXC_F_SPLIT);
             if (c.flags & DMNIC_RXC_F_PAY) {
                 landed += c.pay_len;
