@@ -1837,7 +1837,7 @@ static void dmnic_tx_bh(void *opaque)
 {
     DevmemNicCore *core = opaque;
     DECLARE_BITMAP(todo, DMNIC_MAX_QUEUES);
-    unsigned long qi;
+    unsigned first, n, qi;
 
     if (!runstate_is_running()) {
         return;     /* dmnic_vm_state_change() schedules us again */
@@ -1850,10 +1850,16 @@ static void dmnic_tx_bh(void *opaque)
     }
     bitmap_copy(todo, core->tx_pending, DMNIC_MAX_QUEUES);
     bitmap_zero(core->tx_pending, DMNIC_MAX_QUEUES);
-    for (qi = find_first_bit(todo, core->num_queues); qi < core->num_queues;
-         qi = find_next_bit(todo, core->num_queues, qi + 1)) {
-        bool more = dmnic_tx_process(core, qi, DMNIC_TX_BURST);
+    /* in queue order, from the shaper's round-robin point */
+    first = devmem_nic_shaper_first(core);
+    for (n = 0; n < core->num_queues; n++) {
+        bool more;
 
+        qi = (first + n) % core->num_queues;
+        if (!test_bit(qi, todo)) {
+            continue;
+        }
+        more = dmnic_tx_process(core, qi, DMNIC_TX_BURST);
         trace_devmem_nic_tx_bh(qi, more);
         if (more) {
             set_bit(qi, core->tx_pending);

@@ -243,6 +243,12 @@ typedef struct DmnicShaper {
     uint64_t q_held[DMNIC_MAX_QUEUES];      /* SHQ_HELD */
     bool held[DMNIC_MAX_QUEUES];            /* waiting for the timer */
     uint32_t turn[DMNIC_MAX_QUEUES];        /* packets in this turn */
+    /*
+     * Weighted round robin: the TX bottom half looks at this queue first,
+     * the one in its turn under a shared limiter, or the next after the
+     * last turn ended (not migrated: the destination starts at 0)
+     */
+    uint32_t rr_next;
     QEMUTimer *timer;
 } DmnicShaper;
 
@@ -465,6 +471,8 @@ bool devmem_nic_shaper_hold(DevmemNicCore *core, unsigned qi);
  */
 bool devmem_nic_shaper_charge(DevmemNicCore *core, unsigned qi,
                               uint64_t wire);
+/* the queue the TX bottom half looks at first */
+unsigned devmem_nic_shaper_first(DevmemNicCore *core);
 extern const VMStateDescription vmstate_devmem_nic_shaper;
 
 /* UDP segmentation, devmem-nic-uso.c */
