@@ -257,6 +257,7 @@ typedef struct DmnicPkt {
     size_t placed;          /* GRO: payload bytes already at head of PBR */
     bool may_hold;          /* no buffers: do nothing, set held (RX hold) */
     bool held;
+    bool probe;             /* only find the buffers: may_hold set */
 } DmnicPkt;
 
 /*
@@ -868,7 +869,7 @@ static bool dmnic_rx_deliver(DevmemNicCore *core, unsigned qi,
     DmnicRxBuf hb;
     size_t hcopy, poff, plen, left, pkt_len;
     uint32_t npay = 0, ncpl, posted, i;
-    bool split = false, too_big = false;
+    bool split = false, too_big = false, never = false;
     uint8_t c[DMNIC_RXC_SIZE];
 
     if (!dmnic_ring_posted(hbr)) {
@@ -904,13 +905,22 @@ static bool dmnic_rx_deliver(DevmemNicCore *core, unsigned qi,
     }
     pkt_len = hcopy + plen;
     assert(p->placed <= plen);
-    if (plen && !p->placed && core->gro_q && core->gro_q[qi].direct >= 0) {
+    if (plen && !p->placed && !p->probe && core->gro_q &&
+        core->gro_q[qi].direct >= 0) {
         /* a held GRO packet's payload leaves the buffers this one takes */
         devmem_nic_gro_evict(core, qi);
         if (!dmnic_rx_running(q)) {
             return true;
         }
     }
+
+    /*
+     * Payload buffers on a queue whose PBR was never posted (an AF_XDP
+     * zero-copy queue): the frame can never be placed, so it is not held
+     * (and sends no XOFF): a drop, as a real NIC drops a frame over its
+     * buffer size at once
+     */
+    never = plen > p->placed && !q->pbr_posted;
 
     /* reserve payload buffers */
     posted = dmnic_ring_posted(pbr);
@@ -936,6 +946,9 @@ static bool dmnic_rx_deliver(DevmemNicCore *core, unsigned qi,
     ncpl = MAX(npay, 1);
     if (dmnic_ring_free(rxc) < ncpl) {
         goto nobuf;
+    }
+    if (p->probe) {
+        return true;
     }
 
     /* data; the first p->placed payload bytes are there already */
@@ -1015,13 +1028,18 @@ static bool dmnic_rx_deliver(DevmemNicCore *core, unsigned qi,
     return true;
 
 nobuf:
-    if (p->may_hold) {
+    if (p->may_hold && !never) {
         p->held = true;     /* nothing written, nothing counted */
         return true;
     }
+    if (p->probe) {
+        return true;        /* it would be dropped: no reason to hold */
+    }
     q->stats[DMNIC_QS_RX_DROP_NOBUF]++;
     trace_devmem_nic_rx_nobuf(qi, p->len);
-    devmem_nic_mac_rx_nobuf(core);
+    if (!never) {
+        devmem_nic_mac_rx_nobuf(core);
+    }
     return true;
 }
 
@@ -1081,14 +1099,23 @@ ssize_t devmem_nic_core_receive(DevmemNicCore *core, const uint8_t *buf,
     case DMNIC_FAULT_HELD:
         return size;
     default:
-        /* a held packet placed first may have put the queue in error */
-        if (!devmem_nic_gro_receive(core, qi, buf, size, &st, p.flags) &&
-            dmnic_rx_running(&core->q[qi])) {
-            p.may_hold = devmem_nic_mac_rx_may_hold(core);
-            dmnic_rx_deliver(core, qi, buf, &p);
-            if (p.held) {
-                devmem_nic_mac_rx_hold(core, qi, buf, size, &st);
+        p.may_hold = devmem_nic_mac_rx_may_hold(core);
+        switch (devmem_nic_gro_receive(core, qi, buf, size, &st, p.flags,
+                                       p.may_hold)) {
+        case DMNIC_GRO_HOLD:
+            p.held = true;
+            break;
+        case DMNIC_GRO_PASS:
+            /* a held packet placed first may have put the queue in error */
+            if (dmnic_rx_running(&core->q[qi])) {
+                dmnic_rx_deliver(core, qi, buf, &p);
             }
+            break;
+        case DMNIC_GRO_TAKEN:
+            break;
+        }
+        if (p.held) {
+            devmem_nic_mac_rx_hold(core, qi, buf, size, &st);
         }
         return size;
     }
@@ -1103,13 +1130,14 @@ bool devmem_nic_core_rx_running(DevmemNicCore *core, unsigned qi)
  * GRO (devmem-nic-gro.c): place a held frame, or a coalesced packet @o
  * whose header fields are those of its first segment (spec: Delivery)
  */
-bool devmem_nic_core_rx_place(DevmemNicCore *core, unsigned qi,
-                              const uint8_t *buf, size_t size,
-                              const DmnicRxSteer *st, const DmnicGroOut *o)
+static bool dmnic_rx_place(DevmemNicCore *core, unsigned qi,
+                           const uint8_t *buf, size_t size,
+                           const DmnicRxSteer *st, const DmnicGroOut *o,
+                           DmnicPkt *pp)
 {
     DmnicPkt p;
 
-    dmnic_parse(&p, buf, size, !o);
+    dmnic_parse(&p, buf, size, !o && !pp);
     p.flags |= st->flags;
     p.hash = st->hash;
     p.rss_type = st->rss_type;
@@ -1128,7 +1156,36 @@ bool devmem_nic_core_rx_place(DevmemNicCore *core, unsigned qi,
         p.gro = o;
     }
     p.placed = o ? o->placed : 0;
+    if (pp) {
+        /* a probe: the result in @pp */
+        p.may_hold = p.probe = true;
+        *pp = p;
+        return dmnic_rx_deliver(core, qi, buf, pp);
+    }
     return dmnic_rx_deliver(core, qi, buf, &p);
+}
+
+bool devmem_nic_core_rx_place(DevmemNicCore *core, unsigned qi,
+                              const uint8_t *buf, size_t size,
+                              const DmnicRxSteer *st, const DmnicGroOut *o)
+{
+    return dmnic_rx_place(core, qi, buf, size, st, o, NULL);
+}
+
+bool devmem_nic_core_rx_fits(DevmemNicCore *core, unsigned qi,
+                             const uint8_t *buf, size_t size,
+                             const DmnicRxSteer *st, const DmnicGroOut *o)
+{
+    DmnicGroOut unsplit;
+    DmnicPkt p;
+
+    if (!dmnic_rx_place(core, qi, buf, size, st, o, &p)) {
+        /* placed payload, not split: it would be read back, placed whole */
+        unsplit = *o;
+        unsplit.placed = 0;
+        dmnic_rx_place(core, qi, buf, size, st, &unsplit, &p);
+    }
+    return !p.held;
 }
 
 int devmem_nic_core_rx_put(DevmemNicCore *core, unsigned qi,
@@ -1929,6 +1986,21 @@ static bool dmnic_rx_steered(DevmemNicCore *core, unsigned qi,
         return true;
     }
     p.may_hold = may_hold;
+    if (may_hold) {
+        /* the RX hold: as on arrival, GRO first (spec: Pause frames) */
+        switch (devmem_nic_gro_receive(core, qi, buf, size, st, p.flags,
+                                       true)) {
+        case DMNIC_GRO_HOLD:
+            return false;
+        case DMNIC_GRO_TAKEN:
+            return true;
+        case DMNIC_GRO_PASS:
+            if (!dmnic_rx_running(&core->q[qi])) {
+                return true;
+            }
+            break;
+        }
+    }
     dmnic_rx_deliver(core, qi, buf, &p);
     return !p.held;
 }
@@ -2343,6 +2415,9 @@ static void dmnic_write_ctrl(DevmemNicCore *core, unsigned qi, uint32_t val)
             q->ring[DMNIC_RING_RXC].drv = 0;
             q->rx_gen = true;
         }
+        /* payload buffers posted before the enable count */
+        q->pbr_posted = q->ring[DMNIC_RING_PBR].drv !=
+                        q->ring[DMNIC_RING_PBR].dev;
     }
     if (!(val & DMNIC_Q_CTRL_TX_ENABLE)) {
         q->tx_err = 0;
@@ -2433,6 +2508,9 @@ static bool dmnic_write_ring(DevmemNicCore *core, unsigned qi, hwaddr off,
         }
         if (enabled && (tx ? !q->tx_err : !q->rx_err)) {
             dmnic_check_drv_move(q, qi, ri, val);
+        }
+        if (ri == DMNIC_RING_PBR && enabled && val != r->drv) {
+            q->pbr_posted = true;
         }
         r->drv = val;
         if (tx && enabled) {
@@ -2804,6 +2882,9 @@ static int dmnic_core_post_load(void *opaque, int version_id)
         q->int_mask &= DMNIC_Q_INT_ALL;
         q->int_cause &= DMNIC_Q_INT_ALL;
         q->hds_thresh = MIN(q->hds_thresh, DMNIC_HDS_THRESH_MAX);
+        /* a ring never posted has both indexes at 0 (spec: Pause) */
+        q->pbr_posted = q->ring[DMNIC_RING_PBR].drv ||
+                        q->ring[DMNIC_RING_PBR].dev;
 
         for (i = 0; i < DMNIC_NUM_RINGS; i++) {
             DmnicRing *r = &q->ring[i];
