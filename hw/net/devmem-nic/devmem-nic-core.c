@@ -123,6 +123,8 @@ dmnic_queue_error(DevmemNicCore *core, unsigned qi, bool tx, uint8_t code,
         }
         q->rx_err = code;
         devmem_nic_gro_discard(core, qi);
+        /* a frame held for the queue goes, soon (not under our feet) */
+        devmem_nic_mac_rx_error(core, qi);
     }
     dmnic_admin_event(core, DMNIC_INT_QERR);
 }
@@ -1716,11 +1718,7 @@ static bool dmnic_tx_process(DevmemNicCore *core, unsigned qi, int budget)
     while (dmnic_tx_running(q) && dmnic_ring_posted(txd) &&
            dmnic_ring_free(txc) && !devmem_nic_fault_tx_hold(core, qi) &&
            !(core->shaper.active && devmem_nic_shaper_hold(core, qi))) {
-        if (core->tx_queued) {
-            return true;    /* the cable is busy: dmnic_tx_sent() resumes */
-        }
-        uint32_t posted = dmnic_ring_posted(txd);
-        uint32_t n = 0, i;
+        uint32_t posted, n = 0, i;
         size_t total = 0, len;
         uint32_t status = DMNIC_TXC_S_OK;
         uint8_t c[DMNIC_TXC_SIZE];
@@ -1728,6 +1726,17 @@ static bool dmnic_tx_process(DevmemNicCore *core, unsigned qi, int budget)
         uint32_t nseg;
         uint64_t wire;
 
+        if (core->tx_queued) {
+            return true;    /* the cable is busy: dmnic_tx_sent() resumes */
+        }
+        /*
+         * an XOFF that came while this run sent (the peer's receive, in
+         * our own qemu_send_packet_async()): no new packet starts
+         */
+        if (devmem_nic_mac_tx_paused(core)) {
+            return true;    /* the pause's end schedules the bottom half */
+        }
+        posted = dmnic_ring_posted(txd);
         while (!eop && n < posted) {
             uint8_t raw[DMNIC_TXD_SIZE];
             uint32_t idx = (txd->dev + n) & (txd->size - 1);
@@ -2905,8 +2914,13 @@ static int dmnic_core_post_load(void *opaque, int version_id)
     if (dmnic_link_status(core) != core->link_status) {
         core->link_status = dmnic_link_status(core);
         core->int_cause |= DMNIC_INT_LINK;
-        core->link_irq_pending = true;
     }
+    /*
+     * INT_LINK pending (raised here, or on a source that had not run since
+     * its own incoming migration): the MSI-X once the VM runs.  One the
+     * guest already had is harmless: it reads the cause and the status.
+     */
+    core->link_irq_pending = core->int_cause & DMNIC_INT_LINK;
     trace_devmem_nic_link(!!core->link_status);
 
     /* TX posted on the source but not yet processed: run it here */

@@ -453,6 +453,8 @@ bool devmem_nic_mac_rx_held(DevmemNicCore *core);
 bool devmem_nic_mac_can_receive(DevmemNicCore *core);
 /* RX of queue @qi stopped (disabled or error): its held frame is dropped */
 void devmem_nic_mac_rx_stopped(DevmemNicCore *core, unsigned qi);
+/* RX of queue @qi went into error: a frame held for it is dropped soon */
+void devmem_nic_mac_rx_error(DevmemNicCore *core, unsigned qi);
 /* the link went down: a held frame is dropped */
 void devmem_nic_mac_link_down(DevmemNicCore *core);
 /* the VM runs again: a retry or flush that waited for it */
