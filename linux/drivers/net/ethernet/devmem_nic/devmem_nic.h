@@ -44,11 +44,13 @@
 				      PAGE_SIZE << MAX_PAGE_ORDER)
 #define DMNIC_MAX_MTU		9000
 /*
- * Hardware GRO timing: a queue idle this long ends its contexts
- * (REG_GRO_TIMEOUT), long enough for the frames of a burst a TCG guest
- * sends one by one, well under the 100 ms pauses that end a burst in the
- * selftests (gro.c data_burst); and a context ends at this age however
- * busy its queue is (REG_GRO_MAX_AGE).
+ * Hardware GRO timing: a queue that held no new segment this long ends
+ * its contexts (REG_GRO_TIMEOUT), long enough for the frames of a burst a
+ * TCG guest sends one by one, well under the 100 ms pauses that end a
+ * burst in the selftests (gro.c data_burst); other frames do not extend
+ * it.  A context ends at this age however busy its queue is
+ * (REG_GRO_MAX_AGE), long enough for gro.c's capacity test to open 500
+ * flows before their second segments come.
  */
 #define DMNIC_GRO_TIMEOUT_US	10000
 #define DMNIC_GRO_MAX_AGE_US	1000000
