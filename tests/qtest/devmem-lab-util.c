@@ -8,6 +8,7 @@
 #include "qemu/osdep.h"
 #include "libqtest.h"
 #include "libqos/pci.h"
+#include "libqos/libqos-pc.h"
 #include "qobject/qdict.h"
 #include "standard-headers/linux/pci_regs.h"
 #include "devmem-lab-util.h"
@@ -86,6 +87,29 @@ void dl_wait_migration(QTestState *qts)
         g_assert_cmpint(g_get_monotonic_time(), <, end);
         g_usleep(20 * 1000);
     }
+}
+
+QOSState *dl_boot_incoming(const char *uri, const char *fmt, ...)
+{
+    g_autofree char *args = NULL;
+    QOSState *qs;
+    va_list ap;
+
+    va_start(ap, fmt);
+    args = g_strdup_vprintf(fmt, ap);
+    va_end(ap);
+    /*
+     * qtest_pc_boot() sets up the allocator from the RAM size it reads
+     * through fw_cfg (select, then eight reads).  With -incoming file:...
+     * the load starts as soon as QEMU's main loop runs and may land
+     * between those accesses: it brings the source's fw_cfg position with
+     * it (past the end of the entry it read), the reads return 0, and the
+     * allocator ends at 0.  Load only once the boot's accesses are done.
+     */
+    qs = qtest_pc_boot("%s -incoming defer", args);
+    qtest_qmp_assert_success(qs->qts, "{'execute': 'migrate-incoming', "
+                             "'arguments': {'uri': %s}}", uri);
+    return qs;
 }
 
 void dl_qom_set_str(QTestState *qts, const char *path, const char *prop,

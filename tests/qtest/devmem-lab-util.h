@@ -8,6 +8,7 @@
 
 #include "libqtest.h"
 #include "libqos/pci.h"
+#include "libqos/libqos.h"
 
 /* The last function on @bus with these IDs (asserts there is one) */
 QPCIDevice *dl_pci_find(QPCIBus *bus, int vendor_id, int device_id);
@@ -27,6 +28,15 @@ unsigned dl_count_log(const char *path, const char *needle);
 
 /* Waits (60 s at most) until query-migrate says completed; never failed */
 void dl_wait_migration(QTestState *qts);
+
+/*
+ * A migration's destination: qtest_pc_boot(@fmt, ...) with -incoming defer
+ * (its allocator and PCI bus set up on a machine that is not loading), then
+ * migrate-incoming @uri.  With a file: @uri, dl_wait_migration() next; with
+ * a listening one (unix:, tcp:), start the source's migration.
+ */
+QOSState *dl_boot_incoming(const char *uri, const char *fmt, ...)
+    G_GNUC_PRINTF(2, 3);
 
 /* qom-set and qom-get of one property of the object at @path */
 void dl_qom_set_str(QTestState *qts, const char *path, const char *prop,

@@ -1046,10 +1046,10 @@ static void test_migration_file(void)
     d = s;
     d.log = NULL;
     g_assert_cmpint(socketpair(PF_UNIX, SOCK_STREAM, 0, d.sv), !=, -1);
-    d.qs = qtest_pc_boot("-nodefaults -netdev socket,id=n0,fd=%d "
-                         "-device devmem-nic,id=nic,addr=0x%x,netdev=n0,"
-                         "mac=52:54:00:12:34:56,queues=%d -incoming %s",
-                         d.sv[1], NIC_SLOT, DN_NQ, uri);
+    d.qs = dl_boot_incoming(uri, "-nodefaults -netdev socket,id=n0,fd=%d "
+                            "-device devmem-nic,id=nic,addr=0x%x,netdev=n0,"
+                            "mac=52:54:00:12:34:56,queues=%d",
+                            d.sv[1], NIC_SLOT, DN_NQ);
     d.qts = d.qs->qts;
     migrate_allocator(&s.qs->alloc, &d.qs->alloc);
     dl_wait_migration(d.qts);
@@ -1286,15 +1286,16 @@ static void mig_save(DnState *s, const char *path)
 static void mig_load(DnState *s, DnState *d, const char *path,
                      const char *extra)
 {
+    g_autofree char *uri = g_strdup_printf("file:%s", path);
+
     *d = *s;
     d->log = NULL;
     d->log_seen = 0;
     g_assert_cmpint(socketpair(PF_UNIX, SOCK_STREAM, 0, d->sv), !=, -1);
-    d->qs = qtest_pc_boot("-nodefaults -netdev socket,id=n0,fd=%d "
-                          "-device devmem-nic,id=nic,addr=0x%x,netdev=n0,"
-                          "mac=52:54:00:12:34:56,queues=%d%s -incoming "
-                          "file:%s", d->sv[1], NIC_SLOT, DN_NQ,
-                          extra ? extra : "", path);
+    d->qs = dl_boot_incoming(uri, "-nodefaults -netdev socket,id=n0,fd=%d "
+                             "-device devmem-nic,id=nic,addr=0x%x,netdev=n0,"
+                             "mac=52:54:00:12:34:56,queues=%d%s",
+                             d->sv[1], NIC_SLOT, DN_NQ, extra ? extra : "");
     d->qts = d->qs->qts;
     migrate_allocator(&s->qs->alloc, &d->qs->alloc);
     dl_wait_migration(d->qts);

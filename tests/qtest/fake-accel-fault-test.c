@@ -448,8 +448,8 @@ static void test_migration_file(void)
     dl_wait_migration(s.qts);
 
     memset(&d, 0, sizeof(d));
-    d.qs = qtest_pc_boot("-nodefaults -device fake-accel,id=acc,addr=0x4,"
-                         "mem-size=1M -incoming file:%s", path);
+    d.qs = dl_boot_incoming(uri, "-nodefaults -device fake-accel,id=acc,"
+                            "addr=0x4,mem-size=1M");
     d.qts = d.qs->qts;
     dl_wait_migration(d.qts);
     qtest_qmp_assert_success(d.qts, "{'execute': 'cont'}");
