@@ -1116,12 +1116,12 @@ static void test_context_buffers_freed(void)
                      dn_qstat(&s, 0, DMNIC_Q_RX_DROP_NOBUF), ==, 512);
     g_assert_cmpuint(dl_qom_get_uint(s.qts, NIC_QOM, "x-gro-mem"), ==, 0);
 
-    /* a merged packet: its full buffer (headers + 64 KiB) stays */
+    /* a merged packet past 2 KiB: its full buffer (headers + 64 KiB) stays */
     dn_stop(&s);
     gro_start(&s, DMNIC_GRO_CTRL_HW, NULL);
-    send_flow_seg(&s, 3000, 0, 100, 0);
-    send_flow_seg(&s, 3000, 1, 100, TH_PSH);
-    expect_flow_pkt(&s, 3000, 2, 0, 200);
+    send_flow_seg(&s, 3000, 0, 1400, 0);
+    send_flow_seg(&s, 3000, 1, 1400, TH_PSH);
+    expect_flow_pkt(&s, 3000, 2, 0, 2800);
     g_assert_cmpuint(dl_qom_get_uint(s.qts, NIC_QOM, "x-gro-mem"), ==,
                      1024 + 65536);
     dn_stop(&s);
