@@ -657,14 +657,7 @@ def bpf(cmd, attr):
 
 def load_xdp_tx(pin):
     """Load and pin an XDP program that is 'return XDP_TX' (r0 = 3; exit)."""
-    insns = struct.pack("<BBhi", 0xb7, 0, 0, 3) + struct.pack("<BBhi", 0x95, 0, 0, 0)
-    ibuf = ctypes.create_string_buffer(insns, len(insns))
-    lic = ctypes.create_string_buffer(b"GPL")
-    # BPF_PROG_LOAD: prog_type XDP (6), insn_cnt, insns, license
-    fd = bpf(5, struct.pack("<IIQQ", 6, 2, ctypes.addressof(ibuf), ctypes.addressof(lic)))
-    path = ctypes.create_string_buffer(pin.encode())
-    bpf(6, struct.pack("<QI", ctypes.addressof(path), fd))  # BPF_OBJ_PIN
-    os.close(fd)
+    load_xdp(pin, 3)
 
 
 def in_netns(ns, fn):
@@ -997,6 +990,7 @@ def load_xdp(pin, action):
     insns = struct.pack("<BBhi", 0xb7, 0, 0, action) + struct.pack("<BBhi", 0x95, 0, 0, 0)
     ibuf = ctypes.create_string_buffer(insns, len(insns))
     lic = ctypes.create_string_buffer(b"GPL")
+    # BPF_PROG_LOAD: prog_type XDP (6), insn_cnt, insns, license
     fd = bpf(5, struct.pack("<IIQQ", 6, 2, ctypes.addressof(ibuf), ctypes.addressof(lic)))
     path = ctypes.create_string_buffer(pin.encode())
     bpf(6, struct.pack("<QI", ctypes.addressof(path), fd))  # BPF_OBJ_PIN
