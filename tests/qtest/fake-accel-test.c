@@ -532,6 +532,21 @@ static void find_two(QPCIDevice *dev, int devfn, void *data)
     p->dev[p->n++] = dev;
 }
 
+/* Boot two fake-accels (@args): @a maps the first, @b the second */
+static void fa_boot_two(FAState *a, FAState *b, const char *args)
+{
+    FAPair p = { };
+
+    memset(a, 0, sizeof(*a));
+    a->qs = qtest_pc_boot("%s", args);
+    a->qts = a->qs->qts;
+    qpci_device_foreach(a->qs->pcibus, FACCEL_PCI_VENDOR_ID,
+                        FACCEL_PCI_DEVICE_ID, find_two, &p);
+    g_assert_cmpint(p.n, ==, 2);
+    fa_map(a, p.dev[0]);
+    fa_attach(b, a->qs, p.dev[1]);
+}
+
 /*
  * Peer-to-peer: device A's engine DMAs into device B's BAR2, as a NIC does
  * with devmem payload; B's fault window makes those peer writes fail.
@@ -573,19 +588,11 @@ static void test_p2p(void)
     const uint32_t len = 2 * FACCEL_ENG_CHUNK;
     g_autofree uint8_t *in = g_malloc(len);
     g_autofree uint8_t *out = g_malloc(len);
-    FAPair p = { };
     FAState a, b;
     uint64_t host;
 
-    memset(&a, 0, sizeof(a));
-    a.qs = qtest_pc_boot("-nodefaults -device fake-accel,mem-size=1M "
-                         "-device fake-accel,mem-size=1M");
-    a.qts = a.qs->qts;
-    qpci_device_foreach(a.qs->pcibus, FACCEL_PCI_VENDOR_ID,
-                        FACCEL_PCI_DEVICE_ID, find_two, &p);
-    g_assert_cmpint(p.n, ==, 2);
-    fa_map(&a, p.dev[0]);
-    fa_attach(&b, a.qs, p.dev[1]);
+    fa_boot_two(&a, &b, "-nodefaults -device fake-accel,mem-size=1M "
+                "-device fake-accel,mem-size=1M");
 
     /* host RAM -> A's engine -> B's BAR2 (peer write) */
     fa_fill_pattern(in, len, 8);
@@ -740,22 +747,14 @@ static void test_counter_sources(void)
 {
     const uint32_t len = 2 * FACCEL_ENG_CHUNK;
     g_autofree uint8_t *in = g_malloc(len);
-    FAPair p = { };
     FAState a, b;
     uint64_t host;
     uint8_t pos;
     uint16_t cmd;
 
-    memset(&a, 0, sizeof(a));
-    a.qs = qtest_pc_boot("-nodefaults -device fake-accel,mem-size=1M "
-                         "-device fake-accel,id=accel,mem-size=1M");
-    a.qts = a.qs->qts;
-    qpci_device_foreach(a.qs->pcibus, FACCEL_PCI_VENDOR_ID,
-                        FACCEL_PCI_DEVICE_ID, find_two, &p);
-    g_assert_cmpint(p.n, ==, 2);
     /* B is the one with id=accel (FA_QOM): the higher slot */
-    fa_map(&a, p.dev[0]);
-    fa_attach(&b, a.qs, p.dev[1]);
+    fa_boot_two(&a, &b, "-nodefaults -device fake-accel,mem-size=1M "
+                "-device fake-accel,id=accel,mem-size=1M");
     g_assert_cmpuint(fa_p2p_bytes(&b), ==, 0);
     g_assert_cmpuint(fa_crc_checks(&b), ==, 0);
 
