@@ -1358,6 +1358,23 @@ static void dmnic_rx_alloc_failed(struct dmnic_rx_queue *rx)
 }
 
 /*
+ * An XDP_TX frame is on the ring (the caller holds @txq's lock): tell the
+ * device the new tail and count it. Both XDP_TX paths end here.
+ */
+static void dmnic_xdp_tx_kick(struct dmnic *dm, struct dmnic_napi *qv,
+			      struct netdev_queue *txq)
+{
+	struct dmnic_tx_ring *tx = &qv->tx;
+
+	txq_trans_cond_update(txq);
+	dmnic_wr32(dm, DMNIC_QREG(qv->idx, DMNIC_Q_TXD + DMNIC_RING_DRV),
+		   tx->tail);
+	u64_stats_update_begin(&tx->stats.syncp);
+	tx->stats.xdp_tx++;
+	u64_stats_update_end(&tx->stats.syncp);
+}
+
+/*
  * XDP_TX: queue the frame (header buffer @hdr and its frags) on the TX ring
  * of the same queue pair, one descriptor per buffer. The TX completion
  * gives every buffer back to its page pool.
@@ -1410,12 +1427,7 @@ static bool dmnic_xdp_tx(struct dmnic *dm, struct dmnic_napi *qv,
 		}
 		tx->bufs[first].pkt_bytes = len;
 		tx->bufs[first].pkt_ndesc = n;
-		txq_trans_cond_update(txq);
-		dmnic_wr32(dm, DMNIC_QREG(qv->idx, DMNIC_Q_TXD + DMNIC_RING_DRV),
-			   tx->tail);
-		u64_stats_update_begin(&tx->stats.syncp);
-		tx->stats.xdp_tx++;
-		u64_stats_update_end(&tx->stats.syncp);
+		dmnic_xdp_tx_kick(dm, qv, txq);
 		ok = true;
 	}
 	__netif_tx_unlock(txq);
@@ -1748,12 +1760,7 @@ static bool dmnic_xsk_xdp_tx(struct dmnic *dm, struct dmnic_napi *qv,
 		dmnic_tx_desc_fill(&tx->desc[tx->tail], dma, len, tx->tail, true,
 				   NULL);
 		tx->tail = (tx->tail + 1) & (tx->size - 1);
-		txq_trans_cond_update(txq);
-		dmnic_wr32(dm, DMNIC_QREG(qv->idx, DMNIC_Q_TXD + DMNIC_RING_DRV),
-			   tx->tail);
-		u64_stats_update_begin(&tx->stats.syncp);
-		tx->stats.xdp_tx++;
-		u64_stats_update_end(&tx->stats.syncp);
+		dmnic_xdp_tx_kick(dm, qv, txq);
 		ok = true;
 	}
 	__netif_tx_unlock(txq);
