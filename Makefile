@@ -6,8 +6,8 @@ export DL_T0 := $(shell date +%s)
 
 .PHONY: all help bootstrap fetch qemu kernel selftests image build run run-baseline run-gpu \
 	gpu-build check check-headers check-debug check-migration clean distclean bench soak
-.PHONY: fuzz check-asan
-.PHONY: patches check-patches oot-modules run-oot qemu-args check-kernel-config vng-run check-nipa
+.PHONY: fuzz check-asan mutants
+.PHONY: patches check-patches check-series oot-modules run-oot qemu-args check-kernel-config vng-run check-nipa
 .PHONY: shell kunit
 
 all: help
@@ -36,8 +36,11 @@ help:
 	@echo "make soak         make run SOAK_RUNS times (default 10), one table row each: flakes show up"
 	@echo "make fuzz         FUZZ_TIME=600 FUZZ_DEVICE=all: libFuzzer + ASan/UBSan on both devices"
 	@echo "make check-asan   the qtests against an ASan + UBSan build of QEMU"
+	@echo "make mutants      the qtests against each defect of tests/mutants/ (scripts/mutants): N mutants, N killed"
 	@echo "make patches      git-am-able Linux and QEMU series in out/patches/"
 	@echo "make check-patches  prove those series apply to the fetched trees"
+	@echo "make check-series   each patch of both series: builds (x86_64, i386; W=1, sparse), checkpatch,"
+	@echo "                  kernel-doc, the qtests (netdev's per-patch build checks; cached)"
 	@echo "make oot-modules  build the drivers as out-of-tree modules"
 	@echo "make run-oot      make run with the out-of-tree modules"
 	@echo "make qemu-args    print our devices' QEMU arguments, for other runners"
@@ -182,12 +185,19 @@ fuzz: fetch
 check-asan: fetch
 	@scripts/check-asan
 
+# Do the qtests bite?  Each documented defect of tests/mutants/ built and tested.
+mutants: fetch
+	@scripts/mutants $(MUTANTS_ARGS)
+
 # Your kernel, your QEMU, your runner (docs/your-kernel.md).
 patches: fetch
 	@scripts/make-patches
 
 check-patches: fetch
 	@scripts/make-patches --check
+
+check-series: fetch
+	@scripts/check-series
 
 OOT_CONFIGS := base devmem kunit oot
 oot-modules: fetch

@@ -24,8 +24,8 @@ As a module:
   splat_blocks(lines)   -> each splat with its trace, and the test that was running
   decode(block, vmlinux) -> the block through the kernel's scripts/decode_stacktrace.sh
   junit(suites, path)   -> write JUnit XML: suites = [(name, [Result...])]
-  read_known(path)      -> {(pair, test, case): reason} of a known-failures file
-                           (tests/guest/known-failures.txt); ValueError on a bad line
+  read_known(path)      -> {(pair, test, case): Known(pattern, why)} of a known-failures
+                           file (tests/guest/known-failures.txt); ValueError on a bad line
 As a command (for shell callers):
   ktap.py count FILE...          print 'P F S' (passed, failed, skipped) over the files'
                                  top-level results, each failure on stderr; a file that
@@ -155,12 +155,13 @@ def result_of(line):
 
 
 def _unnest(line, hashes=True):
-    """The line one nesting level down (KTAP: 4 spaces or a tab; kselftest: "# ", unless
-    hashes is False: KTAP's own rules, where "# " lines are diagnostics), or None."""
-    if line.startswith('    '):
-        return line[4:]
-    if line.startswith('\t'):
-        return line[1:]
+    """The line one nesting level down, or None. KTAP: any indentation (ktap.rst's examples
+    use 2 spaces, kunit.py's output 4, some a tab; kunit.py accepts any): the line is
+    returned with its indentation, which _dedent() takes off by the shallowest of its level.
+    kselftest: "# " (unless hashes is False: KTAP's own rules, where "# " lines are
+    diagnostics)."""
+    if line[:1] in (' ', '\t') and line.strip():
+        return line
     if not hashes:
         return None
     if line.startswith('# '):
@@ -170,8 +171,17 @@ def _unnest(line, hashes=True):
     return None
 
 
+def _dedent(lines):
+    """Nested lines one level down: [(indented, line)] (indented: KTAP's indentation, else
+    kselftest's "# " already taken off); the shallowest indentation of the indented ones
+    taken off each of them (a tab counts as one level, as 4 spaces do)."""
+    ind = [len(ln) - len(ln.lstrip(' \t')) for w, ln in lines if w]
+    k = min(ind) if ind else 0
+    return [ln[k:] if w else ln for w, ln in lines]
+
+
 def _sub(lines, hashes=True):
-    s = parse(lines, hashes)
+    s = parse(_dedent(lines), hashes)
     return s if s.results or s.plan is not None or s.bail else None
 
 
@@ -193,7 +203,7 @@ def parse(lines, hashes=True):
             continue
         inner = _unnest(line, hashes)
         if inner is not None:
-            child.append(inner)
+            child.append((inner is line, inner))
             pending.append(line)
             continue
         if VERSION.match(line):
@@ -370,14 +380,21 @@ class Frame:
         self.attempt = 1        # 2: the guest's retry of a failed program ('retry' line)
         self.retry_line = ''    # that '# devmem-lab: retry' line
         self.begin = self.end = ''
+        self.bad = []           # control lines that break the frame (a forged or lost one)
 
 
 def frames(lines):
     """(frames, setup_failed {pair: reason}, not_installed {(pair, test)}) of a guest output
-    log: the '# devmem-lab: begin PAIR TEST' ... 'end PAIR TEST rc=N time_ms=M' frames."""
+    log: the '# devmem-lab: begin PAIR TEST' ... 'end PAIR TEST rc=N time_ms=M' frames.
+    The guest's run-tests writes every control line itself and rewrites any line of a
+    program's output that looks like one ('# [out] ...'), so a control line where it cannot
+    be is a frame broken (Frame.bad, a failure of that program, never a pass): a begin
+    inside an open frame, an end that names another program, a second end of a frame."""
     out, setup_failed, not_installed = [], {}, set()
     cur = retry = None
     pad = ''
+    last = {}       # (pair, test) -> its latest finished frame
+    stray = []      # lines outside every frame since the last end
     for raw in lines:
         line = clean(raw)
         # ktap-report's one-document output.log nests each frame 4 spaces deep: undo it.
@@ -401,23 +418,45 @@ def frames(lines):
         m = BEGIN.match(line)
         if m:
             if cur:
-                cur.why = 'a new test began before this one ended'
-                out.append(cur)
+                # run-tests ends every frame it begins (rc=125 when the runner's output
+                # ended): a begin inside a frame is not its own
+                cur.bad.append(f'a begin line inside its frame: {line[:120]}')
+                cur.body.append(line)
+                continue
             cur = Frame(m.group(1), m.group(2))
             cur.begin = line
+            stray = []
             if retry and retry[:2] == (cur.pair, cur.test):
                 cur.attempt, cur.retry_line = 2, retry[2]
             retry = None
             continue
         m = END.match(line)
+        if m and cur and (m.group(1), m.group(2)) != (cur.pair, cur.test):
+            cur.bad.append(f'an end line that does not name its frame: {line[:120]}')
+            cur.body.append(line)
+            continue
         if m and cur:
             cur.rc, cur.ms = int(m.group(3)), int(m.group(4) or 0)
             cur.end = line
             out.append(cur)
+            last[(cur.pair, cur.test)] = cur
             cur = None
+            continue
+        if m:
+            prev = last.get((m.group(1), m.group(2)))
+            if prev is not None:
+                # the frame had ended already: the first end was not run-tests' own
+                prev.bad.append(f'ended twice (an end line after its end: {line[:120]}); '
+                                f'the first end ({prev.end[:80]}) was not the runner\'s')
+                prev.rc = max(prev.rc or 0, int(m.group(3))) or 1
+                prev.body += stray
+                prev.end = line
+            stray = []
             continue
         if cur:
             cur.body.append(line)
+        else:
+            stray.append(line)
     if cur:
         cur.why = 'the guest stopped during this test (hung, crashed or timed out)'
         out.append(cur)
@@ -465,21 +504,73 @@ def known_splats(path=KNOWN_SPLATS):
         return [ln.strip() for ln in f if ln.strip() and not ln.startswith('#')]
 
 
-def known_splat(block, known):
-    """The known-list entry a splat block contains, or None."""
+def known_splat(block, known, rx=None):
+    """The known-list entry a splat block contains, or None. A block with a second report's
+    title after its trace began is never excused (splat_blocks cuts there, so this is the
+    belt to its braces)."""
+    rx = rx or splat_patterns()
+    titles, traced = 0, False
+    for ln in block:
+        if is_title(ln, rx) and traced:
+            return None
+        titles += is_title(ln, rx)
+        traced = traced or (titles and bool(TRACE.search(STAMP.sub('', ln))))
     for k in known:
         if any(k in ln for ln in block):
             return k
     return None
 
 
-def unknown_splats(lines, rx=None, known=None):
-    """(matching lines of the splat blocks no known entry names, count of known blocks)."""
+# (DEVMEM_LAB_SPLATS_ALLOWED: another file, for tests/harness)
+ALLOWED_SPLATS = os.environ.get('DEVMEM_LAB_SPLATS_ALLOWED') or os.path.join(HERE, 'splats-allowed.txt')
+
+
+def allowed_splats(path=ALLOWED_SPLATS):
+    """[(program regex, splat regex, why)] of scripts/lib/splats-allowed.txt: what a fault-
+    injection program causes on purpose (a TX timeout it provokes), allowed in its own
+    console slice only."""
+    out = []
+    try:
+        f = open(path)
+    except FileNotFoundError:
+        return out
+    with f:
+        for n, line in enumerate(f, 1):
+            body, _, why = line.rstrip('\n').partition(' # ')
+            if not body.strip() or body.lstrip().startswith('#'):
+                continue
+            parts = body.split(None, 1)
+            if len(parts) != 2:
+                raise ValueError(f'{path}:{n}: want "PROGRAM-REGEX SPLAT-REGEX  # why"')
+            out.append((re.compile(parts[0]), re.compile(parts[1].strip()), why.strip()))
+    return out
+
+
+def allowed_splat(key, block, allowed, rx=None):
+    """The reason a splat block in the console slice of key (pair, test) is allowed, or None:
+    an entry whose program regex matches the test (DIR:PROG or PROG, whole) and whose splat
+    regex matches every title line of the block."""
+    if not key:
+        return None
+    rx = rx or splat_patterns()
+    titles = [ln for ln in block if is_title(ln, rx)]
+    test = key[1]
+    for prx, srx, why in allowed:
+        if (prx.fullmatch(test) or prx.fullmatch(test.split(':', 1)[-1])) and titles and \
+                all(srx.search(t) for t in titles):
+            return why or f'allowed for {test} ({srx.pattern})'
+    return None
+
+
+def unknown_splats(lines, rx=None, known=None, allowed=None):
+    """(matching lines of the splat blocks no known entry names and no program is allowed,
+    count of known or allowed blocks)."""
     rx = rx or splat_patterns()
     known = known_splats() if known is None else known
+    allowed = allowed_splats() if allowed is None else allowed
     hits, nknown = [], 0
-    for _, block in splat_blocks(lines, rx, max_lines=SPLAT_MAX_LINES):
-        if known_splat(block, known):
+    for key, block in splat_blocks(lines, rx, max_lines=SPLAT_MAX_LINES):
+        if known_splat(block, known, rx) or allowed_splat(key, block, allowed, rx):
             nknown += 1
         else:
             hits += [ln for ln in block if rx.search(ln)]
@@ -508,17 +599,27 @@ def console_slices(lines):
 
 BLOCK_END = re.compile(r'---\[ end trace|Kernel Offset:|---\[ end Kernel panic')
 CUT = '------------[ cut here ]------------'
+# KASAN's and UBSAN's reports (no cut line, no end trace) open and close with a line of '='.
+RULE = re.compile(r'^={20,}\s*$')
+# A line of a splat's trace: after one, a new title line is a new report.
+TRACE = re.compile(r'Call Trace:|RIP:|</TASK>|</IRQ>|^\s*\S+\+0x[0-9a-f]+/0x[0-9a-f]+')
 
 
 GENERIC = re.compile(r'Call Trace:|RIP:|Code:')
+
+
+def is_title(line, rx):
+    """A line that names a report (a splat line that is not a trace's generic one)."""
+    return bool(rx.search(line)) and not GENERIC.search(line)
 
 
 def splat_blocks(lines, rx=None, max_lines=60, context=6):
     """[(key, block lines)]: each splat with the trace that follows it, and the test whose
     console slice it is in (key as in console_slices). A block starts at '[ cut here ]' or
     at the first matching line (with up to `context` lines before it: "NMI backtrace for
-    cpu 1", "CPU: ... Comm: ..."), and runs to '---[ end trace', the next '[ cut here ]', the
-    end of the slice or max_lines."""
+    cpu 1", "CPU: ... Comm: ...", KASAN's opening '=' line), and runs to '---[ end trace',
+    KASAN's or UBSAN's closing '=' line, the next '[ cut here ]', the next report's title
+    once its own trace has begun, the end of the slice or max_lines."""
     rx = rx or splat_patterns()
     out = []
     for key, sl in console_slices(lines):
@@ -529,16 +630,26 @@ def splat_blocks(lines, rx=None, max_lines=60, context=6):
                 start = i if CUT in ln else max(done, i - context,
                                                 1 if key else 0)  # not the begin marker
                 j, block = i, sl[start:i]
+                traced = titled = False
                 while j < len(sl) and len(block) < max_lines:
-                    block.append(sl[j])
+                    cur = sl[j]
+                    bare = STAMP.sub('', cur)
+                    if block and is_title(cur, rx) and (traced or
+                                                        (titled and RULE.match(STAMP.sub('', block[-1])))):
+                        break           # the next report: its own block
+                    block.append(cur)
                     j += 1
-                    if BLOCK_END.search(sl[j - 1]):
+                    titled = titled or is_title(cur, rx)
+                    traced = traced or (titled and bool(TRACE.search(bare)))
+                    if BLOCK_END.search(cur):
                         break
+                    if titled and RULE.match(bare) and j - 1 > i:
+                        break           # KASAN/UBSAN's closing line
                     if j < len(sl) and CUT in sl[j]:
                         break
                 if any(rx.search(b) for b in block):
                     out.append((key, block))
-                i = done = j
+                i = done = max(j, i + 1)
                 continue
             i += 1
     return out
@@ -625,7 +736,7 @@ def _short_plan_result(name, s):
 def frame_tap(path, pair, test):
     """Strict TAP lines of one framed program (the 'frame' command)."""
     try:
-        with open(path, errors='replace') as f:
+        with open(path, errors='replace', newline='\n') as f:
             fr = [x for x in frames(f)[0] if (x.pair, x.test) == (pair, test)]
     except FileNotFoundError:
         fr = []
@@ -715,18 +826,43 @@ def tree(stream, depth=0):
     return out
 
 
+KNOWN_LINE = re.compile(r'^\s*(\S+)\s+(\S+)\s+(\S+)\s+/((?:[^/\\]|\\.)+)/\s*(?:#\s*(.*?))?\s*$')
+
+
+class Known:
+    """One known failure: its case, the pattern its failure text must match, and why."""
+
+    def __init__(self, pattern, why):
+        self.rx = re.compile(pattern)
+        self.pattern, self.why = pattern, why
+
+    def explains(self, texts):
+        """Whether every failure line of a case (its reason and each 'Check failed' line:
+        a second check failing for another reason is another failure) matches the pattern,
+        and there is at least one."""
+        texts = [t for t in texts if t and t.strip()]
+        return bool(texts) and all(self.rx.search(t) for t in texts)
+
+
 def read_known(path):
-    """The known-failures file: "PAIR TEST CASE  # reason" a line (blank and comment-only
-    lines skipped) -> {(pair, test, case): reason}. ValueError names a malformed line."""
+    """The known-failures file: "PAIR TEST CASE  /REGEX/  # reason" a line (blank and
+    comment-only lines skipped) -> {(pair, test, case): Known}. REGEX (Python syntax, '/'
+    written '\\/') is what the case's failure text must match to be that known failure;
+    any other failure of the case is a failure. ValueError names a malformed line (also one
+    without a pattern: the case name alone would excuse every failure of the case)."""
     listed = {}
     with open(path) as f:
-        for line in f:
-            body, _, why = line.partition('#')
-            parts = body.split()
-            if len(parts) == 3:
-                listed[tuple(parts)] = why.strip()
-            elif parts:
-                raise ValueError(f'{path}: want "PAIR TEST CASE  # reason": {line.strip()}')
+        for n, line in enumerate(f, 1):
+            if not line.split('#', 1)[0].strip():
+                continue
+            m = KNOWN_LINE.match(line.rstrip('\n'))
+            if not m:
+                raise ValueError(f'{path}:{n}: want "PAIR TEST CASE  /REGEX/  # reason" (the '
+                                 f'failure text the case must fail with): {line.strip()}')
+            try:
+                listed[m.group(1, 2, 3)] = Known(m.group(4).replace('\\/', '/'), m.group(5) or '')
+            except re.error as e:
+                raise ValueError(f'{path}:{n}: bad pattern /{m.group(4)}/: {e}') from None
     return listed
 
 
@@ -817,7 +953,7 @@ def main(argv):
         return 0
     if cmd == 'time' and len(args) == 3:
         try:
-            with open(args[0], errors='replace') as f:
+            with open(args[0], errors='replace', newline='\n') as f:
                 fr = [x for x in frames(f)[0] if (x.pair, x.test) == tuple(args[1:])
                       and x.rc is not None]
         except FileNotFoundError:

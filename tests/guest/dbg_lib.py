@@ -33,22 +33,24 @@ NCDEVMEM = f"{KSFT}/drivers/net/hw/ncdevmem"
 sys.path.insert(0, f"{KSFT}/drivers/net")
 
 
-def splat_regex():
-    """scripts/lib/splats.txt, the harness's one splat list: scripts/build-selftests puts it
+def _ktap():
+    """scripts/lib/ktap.py, the harness's one splat reader (its block rules, splats.txt,
+    splats-known.txt and splats-allowed.txt): scripts/build-selftests puts it and its lists
     next to this file on the tests disk (/opt/ksft/guest); on the host (scripts/run-debug's
     report) it is read from the source tree."""
     here = os.path.dirname(os.path.abspath(__file__))
-    for path in (os.path.join(here, "splats.txt"),
-                 os.path.join(here, "..", "..", "scripts", "lib", "splats.txt")):
-        if os.path.isfile(path):
-            with open(path, encoding="utf-8") as f:
-                pats = [ln.rstrip("\n") for ln in f if ln.strip() and not ln.startswith("#")]
-            return re.compile("|".join(f"(?:{p})" for p in pats))
-    raise FileNotFoundError(f"splats.txt (the splat list) is neither in {here} nor in "
-                            "../../scripts/lib: rebuild the tests disk (scripts/build-selftests)")
+    for d in (here, os.path.join(here, "..", "..", "scripts", "lib")):
+        if os.path.isfile(os.path.join(d, "ktap.py")) and os.path.isfile(os.path.join(d, "splats.txt")):
+            sys.path.insert(0, d)
+            import ktap  # noqa: E402  pylint: disable=import-outside-toplevel
+            return ktap
+    raise FileNotFoundError(f"ktap.py and splats.txt (the splat reader and list) are neither in "
+                            f"{here} nor in ../../scripts/lib: rebuild the tests disk "
+                            "(scripts/build-selftests)")
 
 
-SPLAT = splat_regex()
+KTAP = _ktap()
+SPLAT = KTAP.splat_patterns()
 KMEMLEAK = "/sys/kernel/debug/kmemleak"
 # kmemleak's own thread scans all memory every 10 min: under TCG with KASAN that is tens of
 # seconds of a vCPU, taken at random from whatever scenario runs then (throughput checks
@@ -96,28 +98,33 @@ def bg(cmdline, ns=None, out=None):
                             start_new_session=True)
 
 
+def wr(path, val):
+    """Write str(val) to the file at @path (sysfs, debugfs, procfs) as given: no newline is
+    added (a caller that needs one, e.g. an empty line to clear fail_function's inject,
+    passes it)."""
+    with open(path, "w", encoding="ascii") as f:
+        f.write(str(val))
+
+
 FAIL_FUNCTION = "/sys/kernel/debug/fail_function"
 
 
 def pp_alloc_fail(on, interval=1):
     """fail_function on page_pool_alloc_netmems: every @interval-th page pool allocation
-    fails while on (1: all of them; pp_alloc_fail.py uses 511); off clears it."""
+    fails while on (1: all of them; pp_alloc_fail.py uses 511); off clears it. Each value
+    is written as a line ("" as an empty line, which clears the injection)."""
     ff = FAIL_FUNCTION
-
-    def wr(name, val):
-        with open(f"{ff}/{name}", "w", encoding="ascii") as f:
-            f.write(f"{val}\n")
     if on:
         if not os.path.exists(f"{ff}/page_pool_alloc_netmems"):
-            wr("inject", "page_pool_alloc_netmems")
+            wr(f"{ff}/inject", "page_pool_alloc_netmems\n")
         for k, v in (("verbose", 0), ("interval", interval), ("probability", 100),
                      ("times", -1)):
-            wr(k, v)
+            wr(f"{ff}/{k}", f"{v}\n")
     else:
         if os.path.exists(f"{ff}/page_pool_alloc_netmems"):
-            wr("inject", "")
-        wr("probability", 0)
-        wr("times", 0)
+            wr(f"{ff}/inject", "\n")
+        wr(f"{ff}/probability", "0\n")
+        wr(f"{ff}/times", "0\n")
 
 
 def kill_group(p, sig=signal.SIGKILL):
@@ -650,14 +657,7 @@ def bpf(cmd, attr):
 
 def load_xdp_tx(pin):
     """Load and pin an XDP program that is 'return XDP_TX' (r0 = 3; exit)."""
-    insns = struct.pack("<BBhi", 0xb7, 0, 0, 3) + struct.pack("<BBhi", 0x95, 0, 0, 0)
-    ibuf = ctypes.create_string_buffer(insns, len(insns))
-    lic = ctypes.create_string_buffer(b"GPL")
-    # BPF_PROG_LOAD: prog_type XDP (6), insn_cnt, insns, license
-    fd = bpf(5, struct.pack("<IIQQ", 6, 2, ctypes.addressof(ibuf), ctypes.addressof(lic)))
-    path = ctypes.create_string_buffer(pin.encode())
-    bpf(6, struct.pack("<QI", ctypes.addressof(path), fd))  # BPF_OBJ_PIN
-    os.close(fd)
+    load_xdp(pin, 3)
 
 
 def in_netns(ns, fn):
@@ -678,14 +678,9 @@ class RawPeer:
 
     def __init__(self, ns, addr4, dut_mac):
         self.dut = dut_mac
-        # the link with the peer's address (gretap0/erspan0 are ether links too, and down)
-        r = sh("ip -j addr show", ns=ns)
-        links = [ln for ln in json.loads(r.stdout)
-                 if any(a.get("local") == addr4 for a in ln.get("addr_info", []))]
-        if not links:
-            raise RuntimeError(f"no link with {addr4} in netns {ns}: {r.stdout[:200]}")
-        self.ifname = links[0]["ifname"]
-        self.mac = bytes.fromhex(links[0]["address"].replace(":", ""))
+        link = self.link_of(ns, addr4)
+        self.ifname = link["ifname"]
+        self.mac = bytes.fromhex(link["address"].replace(":", ""))
 
         def mk():
             rx = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(0x0003))
@@ -695,6 +690,17 @@ class RawPeer:
             return rx, tx
         self.rx, self.tx = in_netns(ns, mk)
         self.rx.setblocking(False)
+
+    @staticmethod
+    def link_of(ns, addr4):
+        """ip -j's link in netns ns with address addr4 (gretap0/erspan0 are ether links
+        too, and down)."""
+        r = sh("ip -j addr show", ns=ns)
+        links = [ln for ln in json.loads(r.stdout)
+                 if any(a.get("local") == addr4 for a in ln.get("addr_info", []))]
+        if not links:
+            raise RuntimeError(f"no link with {addr4} in netns {ns}: {r.stdout[:200]}")
+        return links[0]
 
     def send_bounce(self, n, seq0=0):
         for i in range(n):
@@ -730,58 +736,16 @@ class RawPeer:
                     out.append((time.monotonic(), et, int.from_bytes(data[14:18], "big")))
 
 
-def known_upstream():
-    """scripts/lib/splats-known.txt, the harness's one list of known upstream splats (fixed
-    strings; a splat block containing one is counted as known, not as a failure), found
-    like splats.txt."""
-    here = os.path.dirname(os.path.abspath(__file__))
-    for path in (os.path.join(here, "splats-known.txt"),
-                 os.path.join(here, "..", "..", "scripts", "lib", "splats-known.txt")):
-        if os.path.isfile(path):
-            with open(path, encoding="utf-8") as f:
-                return [ln.strip() for ln in f if ln.strip() and not ln.startswith("#")]
-    raise FileNotFoundError(f"splats-known.txt is neither in {here} nor in ../../scripts/lib: "
-                            "rebuild the tests disk (scripts/build-selftests)")
-
-
-KNOWN_UPSTREAM = known_upstream()
+KNOWN_UPSTREAM = KTAP.known_splats()
 
 
 def classify_splats(lines):
-    """(splat lines, known-upstream splat count). A block starts at '[ cut here ]' or at a
-    splat line not in a block (a KASAN or UBSAN report has no cut line: 'BUG: KASAN: ...'
-    between lines of '='), and runs to '---[ end trace', the next '[ cut here ]', the
-    report's closing '=' line or 200 lines, as scripts/lib/ktap.py's splat_blocks cuts
-    them; a block that contains a KNOWN_UPSTREAM line is dropped as a whole."""
-    out, known, block = [], 0, None
-
-    def close():
-        nonlocal known
-        if any(k in b for b in block for k in KNOWN_UPSTREAM):
-            known += 1
-        else:
-            out.extend(b for b in block if SPLAT.search(b))
-
-    for ln in lines:
-        cut = "------------[ cut here ]------------" in ln
-        if block is not None and cut:
-            close()
-            block = None
-        if block is None:
-            if cut:
-                block = []
-                continue
-            if not SPLAT.search(ln):
-                continue
-            block = []
-        block.append(ln)
-        if ("---[ end trace" in ln or len(block) >= 200 or
-                (len(block) > 1 and re.search(r"\] ={40,}\s*$", ln))):
-            close()
-            block = None
-    if block:
-        close()
-    return out, known
+    """(splat lines, known-upstream splat count): scripts/lib/ktap.py's unknown_splats, the
+    rules every check uses (a block runs from '[ cut here ]' or a splat line to '---[ end
+    trace', KASAN's or UBSAN's closing '=' line, the next cut line or the next report's
+    title; a block that contains a splats-known.txt line, and nothing else after its trace,
+    is counted as known; one splats-allowed.txt allows in its program's slice too)."""
+    return KTAP.unknown_splats([ln.rstrip("\n") for ln in lines], SPLAT, KNOWN_UPSTREAM)
 
 
 def splats_since(n0):
@@ -892,7 +856,149 @@ def dmabuf_count(exporter):
         return -1
 
 
+class PspPair:
+    """A TCP connection from the peer (netns ns) to the dut, associated with PSP at both
+    ends: both sockets live in this process (the peer's made in its netns), so the keys
+    go straight from one end's rx-assoc to the other's tx-assoc (drivers/net/psp.py sends
+    them in-band; nothing else differs). self.dut and self.peer are the two sockets."""
+
+    def __init__(self, t, port, ver=0, timeout=30):
+        # pylint: disable=import-outside-toplevel
+        from lib.py import PSPFamily
+        self.ver = ver
+        self.dnl = PSPFamily()
+        self.pnl = in_netns(t.ns, PSPFamily)
+        peer_if = RawPeer.link_of(t.ns, t.remote4)["ifname"]
+        peer_idx = in_netns(t.ns, lambda: socket.if_nametoindex(peer_if))
+        self.ddev = self._dev(self.dnl, t.ifindex)
+        self.pdev = self._dev(self.pnl, peer_idx)
+        # the version on at both ends (put back as it was by close())
+        self.ena = []
+        name = ["hdr0-aes-gcm-128", "hdr0-aes-gcm-256", "hdr0-aes-gmac-128",
+                "hdr0-aes-gmac-256"][ver]
+        for nl, dev in ((self.dnl, self.ddev), (self.pnl, self.pdev)):
+            ena = set(nl.dev_get({"id": dev})["psp-versions-ena"])
+            if name not in ena:
+                nl.dev_set({"id": dev, "psp-versions-ena": ena | {name}})
+                self.ena.append((nl, dev, ena))
+        ls = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        ls.bind((t.local4, port))
+        ls.listen(1)
+        ls.settimeout(timeout)
+
+        def connect():
+            s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            s.settimeout(timeout)
+            s.connect((t.local4, port))
+            return s
+        self.peer = in_netns(t.ns, connect)
+        self.dut, _ = ls.accept()
+        ls.close()
+        self.dut.settimeout(timeout)
+        drx = self.dnl.rx_assoc({"dev-id": self.ddev, "version": ver,
+                                 "sock-fd": self.dut.fileno()})["rx-key"]
+        prx = self.pnl.rx_assoc({"dev-id": self.pdev, "version": ver,
+                                 "sock-fd": self.peer.fileno()})["rx-key"]
+        self.dnl.tx_assoc({"dev-id": self.ddev, "version": ver,
+                           "sock-fd": self.dut.fileno(), "tx-key": prx})
+        self.pnl.tx_assoc({"dev-id": self.pdev, "version": ver,
+                           "sock-fd": self.peer.fileno(), "tx-key": drx})
+        self.spis = (drx["spi"], prx["spi"])
+
+    @staticmethod
+    def _dev(nl, ifindex):
+        devs = [d for d in nl.dev_get({}, dump=True) if d["ifindex"] == ifindex]
+        if not devs:
+            raise RuntimeError(f"no PSP device on ifindex {ifindex}")
+        return devs[0]["id"]
+
+    def dut_stats(self):
+        return self.dnl.get_stats({"dev-id": self.ddev})
+
+    def dut_registered(self, ifindex):
+        """The dut's PSP device is still listed for ifindex."""
+        try:
+            return any(d["ifindex"] == ifindex and d["id"] == self.ddev
+                       for d in self.dnl.dev_get({}, dump=True))
+        except Exception:  # pylint: disable=broad-except
+            return False
+
+    def close(self):
+        for s in (self.dut, self.peer):
+            try:
+                s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                s.close()
+            except OSError:
+                pass
+        for nl, dev, ena in self.ena:
+            try:
+                nl.dev_set({"id": dev, "psp-versions-ena": ena})
+            except Exception:  # pylint: disable=broad-except
+                pass    # (the device went away: a removed NIC)
+
+
+class PeerCapture:
+    """Every frame the peer's interface receives (not its own), in a thread, until stop();
+    count(needle) = frames that contain needle."""
+
+    def __init__(self, ns, addr4):
+        ifname = RawPeer.link_of(ns, addr4)["ifname"]
+
+        def mk():
+            s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(0x0003))
+            s.bind((ifname, 0))
+            return s
+        self.sk = in_netns(ns, mk)
+        self.sk.settimeout(0.2)
+        self.frames = []
+        self._stop = threading.Event()
+        self._th = threading.Thread(target=self._run, daemon=True)
+        self._th.start()
+
+    def _run(self):
+        while not self._stop.is_set():
+            try:
+                data, addr = self.sk.recvfrom(65536)
+            except (socket.timeout, OSError):
+                continue
+            if addr[2] != PACKET_OUTGOING:
+                self.frames.append(data)
+
+    def stop(self):
+        self._stop.set()
+        self._th.join()
+        self.sk.close()
+
+    def count(self, needle):
+        return sum(1 for f in self.frames if needle in f)
+
+    def protos(self, needle):
+        """{IP protocol: frames} of the IPv4/IPv6 frames that contain needle."""
+        out = {}
+        for f in self.frames:
+            if needle not in f or len(f) < 24:
+                continue
+            et = int.from_bytes(f[12:14], "big")
+            p = f[23] if et == 0x0800 else f[20] if et == 0x86dd else -1
+            out[p] = out.get(p, 0) + 1
+        return out
+
+
+def load_xdp(pin, action):
+    """Load and pin an XDP program that is 'return action' (r0 = action; exit)."""
+    insns = struct.pack("<BBhi", 0xb7, 0, 0, action) + struct.pack("<BBhi", 0x95, 0, 0, 0)
+    ibuf = ctypes.create_string_buffer(insns, len(insns))
+    lic = ctypes.create_string_buffer(b"GPL")
+    # BPF_PROG_LOAD: prog_type XDP (6), insn_cnt, insns, license
+    fd = bpf(5, struct.pack("<IIQQ", 6, 2, ctypes.addressof(ibuf), ctypes.addressof(lic)))
+    path = ctypes.create_string_buffer(pin.encode())
+    bpf(6, struct.pack("<QI", ctypes.addressof(path), fd))  # BPF_OBJ_PIN
+    os.close(fd)
+
+
 __all__ = ["Scenario", "Kmsg", "RtnlHold", "RawPeer", "load_xdp_tx", "in_netns",
+           "PspPair", "PeerCapture", "load_xdp",
            "ETH_P_GUEST", "ETH_P_BOUNCE", "kernel_stack", "sh", "bg", "kill_group",
            "wait_for", "listening", "dmesg",
            "kmemleak_scan", "total_received", "grep_file", "udmabuf", "dmabuf_count",

@@ -350,6 +350,28 @@ ssize_t dn_wire_recv(DnState *s, uint8_t *out, size_t size)
     return got;
 }
 
+void dn_lossless(DnState *s)
+{
+    g_assert_true(dn_rd(s, DMNIC_REG_CAPS) & DMNIC_CAPS_PAUSE);
+    dn_wr(s, DMNIC_REG_PAUSE_CTRL, DMNIC_PAUSE_CTRL_TX);
+    g_assert_cmphex(dn_rd(s, DMNIC_REG_PAUSE_STATUS), ==, 0);
+}
+
+void dn_expect_pause(DnState *s, uint16_t quanta)
+{
+    static const uint8_t dst[6] = { 0x01, 0x80, 0xc2, 0x00, 0x00, 0x01 };
+    uint8_t out[256], mac[6];
+
+    stl_le_p(mac, dn_rd(s, DMNIC_REG_MAC_LO));
+    stw_le_p(mac + 4, dn_rd(s, DMNIC_REG_MAC_HI));
+    g_assert_cmpint(dn_wire_recv(s, out, sizeof(out)), ==, 60);
+    g_assert_cmpmem(out, 6, dst, 6);
+    g_assert_cmpmem(out + 6, 6, mac, 6);
+    g_assert_cmphex(lduw_be_p(out + 12), ==, 0x8808);
+    g_assert_cmphex(lduw_be_p(out + 14), ==, 0x0001);
+    g_assert_cmphex(lduw_be_p(out + 16), ==, quanta);
+}
+
 /* ------------------------------------------------------------------ */
 /* Errors                                                              */
 /* ------------------------------------------------------------------ */

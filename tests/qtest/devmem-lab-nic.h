@@ -164,6 +164,18 @@ ssize_t dn_wire_recv(DnState *s, uint8_t *out, size_t size);
  */
 void dn_expect_qerr(DnState *s, unsigned q, bool tx, uint8_t code);
 
+/*
+ * Lossless receive (spec: "Pause frames and FEC"): PAUSE_CTRL_TX on, so a
+ * frame without buffers is held and an XOFF sent; nothing held yet.
+ */
+void dn_lossless(DnState *s);
+
+/*
+ * Asserts that the next frame from the cable is a pause frame from the
+ * device (source: its REG_MAC) with @quanta (0: the XON).
+ */
+void dn_expect_pause(DnState *s, uint16_t quanta);
+
 /* Asserts @needle in s->log after the last match (dl_expect_log) */
 void dn_expect_log(DnState *s, const char *needle);
 

@@ -212,18 +212,6 @@ static void test_pause_honoured(void)
     dn_stop(&s);
 }
 
-static void expect_pause_frame(DnState *s, uint16_t quanta)
-{
-    uint8_t out[256];
-
-    g_assert_cmpint(dn_wire_recv(s, out, sizeof(out)), ==, 60);
-    g_assert_cmpmem(out, 6, pause_dst, 6);
-    g_assert_cmpmem(out + 6, 6, our_mac, 6);
-    g_assert_cmphex(lduw_be_p(out + 12), ==, 0x8808);
-    g_assert_cmphex(lduw_be_p(out + 14), ==, 0x0001);
-    g_assert_cmphex(lduw_be_p(out + 16), ==, quanta);
-}
-
 /* A 142-byte UDP frame from port @sport, into the cable, not waited for */
 static void send_udp(DnState *s, uint16_t sport)
 {
@@ -267,6 +255,21 @@ static uint32_t pause_st(DnState *s)
 }
 
 /*
+ * mac_start_rx() with lossless receive: UDP source port 1001 came in and
+ * is held (no buffers), the XOFF sent
+ */
+static void hold_start(DnState *s)
+{
+    mac_start_rx(s);
+    dn_lossless(s);
+    send_udp(s, 1001);
+    dn_expect_pause(s, 0xffff);
+    wait_frames(s, 1);
+    g_assert_cmphex(pause_st(s), ==,
+                    DMNIC_PAUSE_ST_XOFF | DMNIC_PAUSE_ST_RX_HELD);
+}
+
+/*
  * Without PAUSE_CTRL_TX a frame without buffers is dropped and nothing is
  * sent.  With it the frame is held (one XOFF), the cable waits, and
  * buffers posted later take it and the frames behind it, in order: none
@@ -291,10 +294,10 @@ static void test_pause_send(void)
     g_assert_cmphex(pause_st(&s), ==, 0);
 
     dn_wr(&s, DMNIC_REG_PAUSE_QUANTA, 0x1234);
-    dn_wr(&s, DMNIC_REG_PAUSE_CTRL, DMNIC_PAUSE_CTRL_TX);
+    dn_lossless(&s);
     send_udp(&s, 1001);
     wait_frames(&s, 2);
-    expect_pause_frame(&s, 0x1234);
+    dn_expect_pause(&s, 0x1234);
     g_assert_cmphex(pause_st(&s), ==,
                     DMNIC_PAUSE_ST_XOFF | DMNIC_PAUSE_ST_RX_HELD);
     g_assert_cmpuint(dn_qstat(&s, 0, DMNIC_Q_RX_DROP_NOBUF), ==, 1);
@@ -308,8 +311,8 @@ static void test_pause_send(void)
 
     /* two buffers: 1001 and 1002 placed (XON), 1003 held again (XOFF) */
     dn_post_bufs(&s, 0, 2, 0, 4096);
-    expect_pause_frame(&s, 0);
-    expect_pause_frame(&s, 0x1234);
+    dn_expect_pause(&s, 0);
+    dn_expect_pause(&s, 0x1234);
     wait_frames(&s, 4);
     g_assert_cmphex(pause_st(&s), ==,
                     DMNIC_PAUSE_ST_XOFF | DMNIC_PAUSE_ST_RX_HELD);
@@ -317,7 +320,7 @@ static void test_pause_send(void)
 
     /* more: the rest, in order */
     dn_post_bufs(&s, 0, 8, 0, 4096);
-    expect_pause_frame(&s, 0);
+    dn_expect_pause(&s, 0);
     wait_frames(&s, 5);
     g_assert_cmphex(pause_st(&s), ==, 0);
     g_assert_cmpuint(dn_qstat(&s, 0, DMNIC_Q_RX_PACKETS), ==, 4);
@@ -341,11 +344,11 @@ static void test_pause_send(void)
     dn_qwr(&s, 0, DMNIC_Q_CTRL, 0);
     rx_queue_on(&s);
     send_udp(&s, 1005);
-    expect_pause_frame(&s, 0x1234);
+    dn_expect_pause(&s, 0x1234);
     g_assert_cmphex(pause_st(&s), ==,
                     DMNIC_PAUSE_ST_XOFF | DMNIC_PAUSE_ST_RX_HELD);
     dn_wr(&s, DMNIC_REG_PAUSE_CTRL, 0);
-    expect_pause_frame(&s, 0);
+    dn_expect_pause(&s, 0);
     g_assert_cmphex(pause_st(&s), ==, 0);
     g_assert_cmpuint(dn_qstat(&s, 0, DMNIC_Q_RX_DROP_NOBUF), ==, 2);
     g_assert_cmpuint(dn_rd64(&s, DMNIC_REG_G_PAUSE_TX), ==, 6);
@@ -364,11 +367,7 @@ static void test_pause_stall(void)
     uint8_t out[256];
     DnState s;
 
-    mac_start_rx(&s);
-    dn_wr(&s, DMNIC_REG_PAUSE_CTRL, DMNIC_PAUSE_CTRL_TX);
-    send_udp(&s, 1001);
-    wait_frames(&s, 1);
-    expect_pause_frame(&s, 0xffff);
+    hold_start(&s);
     send_udp(&s, 1002);
     g_assert_cmpint(dl_sock_recv(s.sv[0], out, sizeof(out), 200), ==, -1);
     qtest_clock_step(s.qts, DMNIC_PAUSE_STALL_NS - 1);
@@ -388,10 +387,10 @@ static void test_pause_stall(void)
 
     /* buffers posted: the XON, and holding again */
     dn_post_bufs(&s, 0, 1, 0, 4096);
-    expect_pause_frame(&s, 0);
+    dn_expect_pause(&s, 0);
     send_udp(&s, 1004);
     send_udp(&s, 1005);
-    expect_pause_frame(&s, 0xffff);
+    dn_expect_pause(&s, 0xffff);
     wait_frames(&s, 5);
     g_assert_cmphex(pause_st(&s), ==,
                     DMNIC_PAUSE_ST_XOFF | DMNIC_PAUSE_ST_RX_HELD);
@@ -411,13 +410,8 @@ static void test_pause_release(void)
     uint64_t dis;
     DnState s;
 
-    mac_start_rx(&s);
-    dn_wr(&s, DMNIC_REG_PAUSE_CTRL, DMNIC_PAUSE_CTRL_TX);
-    send_udp(&s, 1001);
-    expect_pause_frame(&s, 0xffff);
+    hold_start(&s);
     send_udp(&s, 1002);
-    wait_frames(&s, 1);
-    g_assert_true(pause_st(&s) & DMNIC_PAUSE_ST_RX_HELD);
 
     /* reset: 1002 comes in after it (counters reset, no queue on) */
     dn_wr(&s, DMNIC_REG_CTRL, DMNIC_CTRL_RESET);
@@ -430,9 +424,9 @@ static void test_pause_release(void)
     memset(s.q, 0, sizeof(s.q));
     dn_steer_all_to(&s, 0);
     rx_queue_on(&s);
-    dn_wr(&s, DMNIC_REG_PAUSE_CTRL, DMNIC_PAUSE_CTRL_TX);
+    dn_lossless(&s);
     send_udp(&s, 1004);
-    expect_pause_frame(&s, 0xffff);
+    dn_expect_pause(&s, 0xffff);
     send_udp(&s, 1005);
     wait_frames(&s, 3);
     g_assert_true(pause_st(&s) & DMNIC_PAUSE_ST_RX_HELD);
@@ -474,56 +468,71 @@ static void map_second(DnState *n, const DnState *s, int slot,
     dn_map(n, qpci_device_find(s->qs->pcibus, QPCI_DEVFN(slot, 0)));
 }
 
+#define HUB_FRAMES  8
+#define HUB_NBUF    4
+
 /*
- * Two devmem-nics on a QEMU hub, the cable of the test rig: the sender's
- * frames beyond the receiver's buffers wait (the receiver holds one, the
- * sender stops starting packets while QEMU queues one of its frames) and
- * all arrive, in order, once buffers are posted.  The sender does not
- * honour pause frames here, so only the cable's backpressure stops it.
+ * Two devmem-nics on a QEMU hub, the cable of the test rig: @s receives
+ * on queue 0 with HUB_NBUF buffers and PAUSE_CTRL_TX, @p sends HUB_FRAMES
+ * UDP frames (source ports 1001...) from its queue 0.  Returns when @s
+ * placed HUB_NBUF frames, holds the next and QEMU queued one more of @p's
+ * at the hub: the sender waits.  The sender does not honour pause frames
+ * here, so only the cable's backpressure stops it.
  */
-static void test_pause_hub(void)
+static void hub_start(DnState *s, DnState *p)
 {
-    const unsigned n = 8, nbuf = 4;
     uint8_t frame[256];
-    uint64_t buf[8];
     DlPktSpec spec;
-    DnState s, p;
+    uint64_t buf;
     size_t len;
     unsigned i;
 
-    memset(&s, 0, sizeof(s));
-    dn_boot(&s, QPCI_DEVFN(4, 0),
+    memset(s, 0, sizeof(*s));
+    dn_boot(s, QPCI_DEVFN(4, 0),
             "-netdev hubport,id=h0,hubid=0 -netdev hubport,id=h1,hubid=0 "
             "-device devmem-nic,id=nic,netdev=h0,mac=52:54:00:12:34:56,"
             "queues=4,addr=04.0 "
             "-device devmem-nic,id=peer,netdev=h1,mac=52:54:00:12:34:57,"
             "queues=4,addr=05.0");
-    map_second(&p, &s, 5, "/machine/peripheral/peer");
-    dn_steer_all_to(&s, 0);
-    rx_queue_on(&s);
-    dn_post_bufs(&s, 0, nbuf, 0, 4096);
-    dn_wr(&s, DMNIC_REG_PAUSE_CTRL, DMNIC_PAUSE_CTRL_TX);
+    map_second(p, s, 5, "/machine/peripheral/peer");
+    dn_steer_all_to(s, 0);
+    rx_queue_on(s);
+    dn_post_bufs(s, 0, HUB_NBUF, 0, 4096);
+    dn_lossless(s);
 
-    dn_tx_setup(&p, 0);
+    dn_tx_setup(p, 0);
     dl_pkt_default(&spec, 4, DL_PROTO_UDP, 100);
-    for (i = 0; i < n; i++) {
+    for (i = 0; i < HUB_FRAMES; i++) {
         spec.sport = 1001 + i;
         len = dl_pkt_build(&spec, frame, NULL);
-        buf[i] = dn_galloc(&p, len);
-        qtest_memwrite(p.qts, buf[i], frame, len);
-        dn_post_txd(&p, 0, buf[i], len, i, DMNIC_TXD_F_EOP, 0, 0);
+        buf = dn_galloc(p, len);
+        qtest_memwrite(p->qts, buf, frame, len);
+        dn_post_txd(p, 0, buf, len, i, DMNIC_TXD_F_EOP, 0, 0);
     }
-    dn_wr(&p, DMNIC_QREG(0, DMNIC_Q_TXD + DMNIC_RING_DRV), p.q[0].txd_tail);
+    dn_wr(p, DMNIC_QREG(0, DMNIC_Q_TXD + DMNIC_RING_DRV), p->q[0].txd_tail);
 
-    /* 4 placed, the 5th held, the 6th queued by QEMU: the sender waits */
-    wait_frames(&s, nbuf + 1);
-    g_assert_cmphex(pause_st(&s), ==,
+    /* HUB_NBUF placed, the next held, one more queued by QEMU */
+    wait_frames(s, HUB_NBUF + 1);
+    g_assert_cmphex(pause_st(s), ==,
                     DMNIC_PAUSE_ST_XOFF | DMNIC_PAUSE_ST_RX_HELD);
     g_usleep(200 * 1000);
-    g_assert_cmpuint(dn_qrd(&p, 0, DMNIC_Q_TXC + DMNIC_RING_DEV), ==,
-                     nbuf + 2);
-    g_assert_cmpuint(dn_rd64(&s, DMNIC_REG_G_RX_FRAMES), ==, nbuf + 1);
-    g_assert_cmpuint(dn_qstat(&s, 0, DMNIC_Q_RX_PACKETS), ==, nbuf);
+    g_assert_cmpuint(dn_qrd(p, 0, DMNIC_Q_TXC + DMNIC_RING_DEV), ==,
+                     HUB_NBUF + 2);
+    g_assert_cmpuint(dn_rd64(s, DMNIC_REG_G_RX_FRAMES), ==, HUB_NBUF + 1);
+}
+
+/*
+ * The sender's frames beyond the receiver's buffers wait and all arrive,
+ * in order, once buffers are posted
+ */
+static void test_pause_hub(void)
+{
+    const unsigned n = HUB_FRAMES;
+    DnState s, p;
+    unsigned i;
+
+    hub_start(&s, &p);
+    g_assert_cmpuint(dn_qstat(&s, 0, DMNIC_Q_RX_PACKETS), ==, HUB_NBUF);
     g_assert_cmpuint(dn_qstat(&s, 0, DMNIC_Q_RX_DROP_NOBUF), ==, 0);
     g_assert_cmpuint(dn_rd64(&p, DMNIC_REG_G_PAUSE_RX), ==, 1);
 
@@ -545,6 +554,73 @@ static void test_pause_hub(void)
     dn_stop(&s);
 }
 
+/*
+ * hot-unplug-queued-tx: the sender is unplugged while QEMU's hub holds
+ * one of its frames (the receiver holds the one before).  The frame goes
+ * with its sender: the receiver, given buffers, gets only the held one,
+ * and no callback reaches the freed device when the hub flushes (ASan
+ * sees the use-after-free of 8d70579; without ASan the queued frame
+ * arriving shows it).
+ */
+static void test_hot_unplug_queued_tx(void)
+{
+    DnState s, p;
+
+    hub_start(&s, &p);
+    qpci_unplug_acpi_device_test(s.qts, "peer", 5);
+    g_free(p.dev);
+    dn_post_bufs(&s, 0, 8, 0, 4096);
+    wait_frames(&s, HUB_NBUF + 1);
+    g_usleep(200 * 1000);
+    g_assert_true(qtest_probe_child(s.qts));
+    g_assert_cmpuint(dn_rd64(&s, DMNIC_REG_G_RX_FRAMES), ==, HUB_NBUF + 1);
+    g_assert_cmpuint(dn_qstat(&s, 0, DMNIC_Q_RX_PACKETS), ==, HUB_NBUF + 1);
+    g_assert_cmpuint(rx_sport(&s, HUB_NBUF), ==, 1001 + HUB_NBUF);
+    g_assert_cmphex(pause_st(&s), ==, 0);
+    dn_stop(&s);
+}
+
+/*
+ * xsk-pause-oversize: lossless receive on a queue that posts header
+ * buffers only, as an AF_XDP zero-copy queue does.  A frame longer than
+ * its header buffer can never be placed there: it is dropped at once (a
+ * NOBUF drop, no XOFF) and the cable keeps flowing (8d70579 held it and
+ * stopped the cable for the 100 ms stall limit).  Frames that fit are
+ * placed; once payload buffers are posted, long frames are too.
+ */
+static void test_xsk_pause_oversize(void)
+{
+    uint8_t big[1200], out[256];
+    DlPktSpec spec;
+    size_t len;
+    DnState s;
+
+    mac_start_rx(&s);
+    dn_lossless(&s);
+    dn_post_bufs(&s, 0, 4, 0, DN_PBUF_LEN);
+    dl_pkt_default(&spec, 4, DL_PROTO_UDP, 1000);
+    spec.sport = 1001;
+    len = dl_pkt_build(&spec, big, NULL);
+    g_assert_cmpuint(len, >, DN_HBUF_LEN);
+
+    dn_inject(&s, big, len);
+    g_assert_cmphex(pause_st(&s), ==, 0);
+    g_assert_cmpuint(dn_qstat(&s, 0, DMNIC_Q_RX_DROP_NOBUF), ==, 1);
+    g_assert_cmpint(dl_sock_recv(s.sv[0], out, sizeof(out), 200), ==, -1);
+    send_udp(&s, 1002);
+    wait_frames(&s, 2);
+    g_assert_cmpuint(dn_qstat(&s, 0, DMNIC_Q_RX_PACKETS), ==, 1);
+    g_assert_cmpuint(rx_sport(&s, 0), ==, 1002);
+
+    /* payload buffers posted: the long frame is placed */
+    dn_post_bufs(&s, 0, 0, 2, DN_PBUF_LEN);
+    dn_inject(&s, big, len);
+    g_assert_cmpuint(dn_qstat(&s, 0, DMNIC_Q_RX_PACKETS), ==, 2);
+    g_assert_cmpuint(dn_qstat(&s, 0, DMNIC_Q_RX_DROP_NOBUF), ==, 1);
+    g_assert_cmpuint(dn_rd64(&s, DMNIC_REG_G_PAUSE_TX), ==, 0);
+    dn_stop(&s);
+}
+
 /* A held frame is not migrated: the destination counts it as a drop */
 static void test_pause_migration(void)
 {
@@ -553,12 +629,7 @@ static void test_pause_migration(void)
     g_autofree char *uri = g_strdup_printf("unix:%s", path);
     DnState s, d;
 
-    mac_start_rx(&s);
-    dn_wr(&s, DMNIC_REG_PAUSE_CTRL, DMNIC_PAUSE_CTRL_TX);
-    send_udp(&s, 1001);
-    expect_pause_frame(&s, 0xffff);
-    wait_frames(&s, 1);
-    g_assert_true(pause_st(&s) & DMNIC_PAUSE_ST_RX_HELD);
+    hold_start(&s);
 
     dn_boot_incoming(&d, &s, uri);
     migrate(s.qs, d.qs, uri);
@@ -568,7 +639,7 @@ static void test_pause_migration(void)
     g_assert_cmpuint(dn_rd64(&d, DMNIC_REG_G_RX_FRAMES), ==, 1);
     /* the destination's cable flows; buffers posted send the XON */
     dn_post_bufs(&d, 0, 4, 0, 4096);
-    expect_pause_frame(&d, 0);
+    dn_expect_pause(&d, 0);
     send_udp(&d, 1002);
     wait_frames(&d, 2);
     g_assert_cmpuint(dn_qstat(&d, 0, DMNIC_Q_RX_PACKETS), ==, 1);
@@ -658,7 +729,11 @@ int main(int argc, char **argv)
     qtest_add_func("/devmem-nic-mac/pause/stall", test_pause_stall);
     qtest_add_func("/devmem-nic-mac/pause/release", test_pause_release);
     qtest_add_func("/devmem-nic-mac/pause/hub", test_pause_hub);
+    qtest_add_func("/devmem-nic-mac/hot-unplug-queued-tx",
+                   test_hot_unplug_queued_tx);
     qtest_add_func("/devmem-nic-mac/pause/migration", test_pause_migration);
+    qtest_add_func("/devmem-nic-mac/xsk-pause-oversize",
+                   test_xsk_pause_oversize);
     qtest_add_func("/devmem-nic-mac/fec", test_fec);
     qtest_add_func("/devmem-nic-mac/migration", test_migration);
     return g_test_run();

@@ -558,6 +558,13 @@ static void test_rx_drops(void)
     memcpy(f, k->wire, k->wire_len);
     stw_be_p(f + ETH_IP4_UDP + 6, 0x1234);
     expect_drop(&s, f, k->wire_len, DMNIC_REG_G_PSP_RX_ERROR);
+    /* tunnel mode (next header 4, IPv4) and a non-TCP inner protocol */
+    memcpy(f, k->wire, k->wire_len);
+    f[ph] = 4;
+    expect_drop(&s, f, k->wire_len, DMNIC_REG_G_PSP_RX_ERROR);
+    memcpy(f, k->wire, k->wire_len);
+    f[ph] = 17;
+    expect_drop(&s, f, k->wire_len, DMNIC_REG_G_PSP_RX_ERROR);
 
     /* the untouched frame still decrypts: nothing above was sticky */
     dn_inject(&s, k->wire, k->wire_len);
@@ -583,7 +590,7 @@ static void test_rx_drops(void)
 
     g_assert_cmpuint(dn_qstat(&s, RXQ, DMNIC_Q_PSP_RX_PACKETS), ==, 2);
     g_assert_cmpuint(gstat(&s, DMNIC_REG_G_PSP_RX_AUTH_FAIL), ==, 6);
-    g_assert_cmpuint(gstat(&s, DMNIC_REG_G_PSP_RX_ERROR), ==, 5);
+    g_assert_cmpuint(gstat(&s, DMNIC_REG_G_PSP_RX_ERROR), ==, 7);
     g_assert_cmpuint(gstat(&s, DMNIC_REG_G_PSP_RX_BAD), ==, 3);
     dn_stop(&s);
 }
@@ -661,6 +668,43 @@ static void test_tx_errors(void)
     send_psp(&s, TXQ, k->plain, k->plain_len, 5, 0);
     g_assert_cmpint(dn_wire_recv(&s, out, DN_FRAME_MAX), ==, k->wire_len);
     g_assert_cmpmem(out, k->wire_len, k->wire, k->wire_len);
+    dn_stop(&s);
+}
+
+/*
+ * Issue 42 M4 (psp-ops-vs-reset): a driver's tx_key_add that a device
+ * reset interrupts after its KEY writes goes on with SPI, VERSION,
+ * SA_INDEX and SA_WRITE; the reset cleared the KEY registers, and the
+ * device refuses an SA with an all-zero key (its frames would be
+ * readable by anyone) rather than encrypting with it.
+ */
+static void test_ops_vs_reset(void)
+{
+    const PspKat *k = &psp_kats[0];
+    uint8_t key[32];
+    DnState s;
+
+    start(&s, true);
+    if (!have_psp(&s)) {
+        return;
+    }
+    memset(key, 0x11, sizeof(key));
+    key_write(&s, key, 32);
+    dn_wr(&s, DMNIC_REG_CTRL, DMNIC_CTRL_RESET);
+    dn_wr(&s, DMNIC_REG_PSP_SPI, k->spi);
+    dn_wr(&s, DMNIC_REG_PSP_VERSION, k->version);
+    dn_wr(&s, DMNIC_REG_PSP_SA_INDEX, 5);
+    g_assert_cmpuint(psp_cmd(&s, DMNIC_PSP_CMD_SA_WRITE), ==,
+                     DMNIC_PSP_RES_BAD_ARG);
+    dn_expect_log(&s, "all-zero key refused");
+    /* no SA: the frame is a TX error, nothing on the wire */
+    dn_tx_setup(&s, TXQ);
+    expect_tx_error(&s, k->plain, k->plain_len, 5, 0);
+    dn_expect_log(&s, "SA 5 not valid");
+    /* the same command with the key written works */
+    key_write(&s, key, 32);
+    g_assert_cmpuint(psp_cmd(&s, DMNIC_PSP_CMD_SA_WRITE), ==,
+                     DMNIC_PSP_RES_OK);
     dn_stop(&s);
 }
 
@@ -1021,7 +1065,14 @@ static void test_migration(void)
                     DMNIC_PSP_STATUS_KEY1 | 1 << DMNIC_PSP_STATUS_GEN0_SHIFT |
                     2 << DMNIC_PSP_STATUS_GEN1_SHIFT);
     g_assert_cmpuint(gstat(&d, DMNIC_REG_G_PSP_RX_AUTH_FAIL), ==, 1);
-    /* the TX SA and IV arrived: the KAT frame comes out byte-exact */
+    /*
+     * the IV moved on by a random amount: a state loaded twice must not
+     * send under the same IVs again (AES-GCM nonce reuse)
+     */
+    g_assert_cmphex(dn_rd64(&d, DMNIC_REG_PSP_TX_IV), >, k->iv);
+    /* the TX SA arrived: with the IV back, the KAT frame comes out exact */
+    dn_wr(&d, DMNIC_REG_PSP_TX_IV, (uint32_t)k->iv);
+    dn_wr(&d, DMNIC_REG_PSP_TX_IV + 4, k->iv >> 32);
     dn_tx_setup(&d, TXQ);
     send_psp(&d, TXQ, k->plain, k->plain_len, 3000, 0);
     g_assert_cmpint(dn_wire_recv(&d, out, DN_FRAME_MAX), ==, k->wire_len);
@@ -1066,6 +1117,7 @@ int main(int argc, char **argv)
     qtest_add_func("/devmem-nic/psp/rx-drops", test_rx_drops);
     qtest_add_func("/devmem-nic/psp/rx-held", test_rx_held);
     qtest_add_func("/devmem-nic/psp/tx-errors", test_tx_errors);
+    qtest_add_func("/devmem-nic/psp/psp-ops-vs-reset", test_ops_vs_reset);
     qtest_add_data_func("/devmem-nic/psp/tso/v0-ipv4", (void *)0, test_tso);
     qtest_add_data_func("/devmem-nic/psp/tso/v3-ipv4", (void *)3, test_tso);
     qtest_add_data_func("/devmem-nic/psp/tso/v1-ipv6", (void *)4, test_tso);

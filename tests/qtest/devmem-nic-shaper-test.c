@@ -331,6 +331,48 @@ static void test_groups(void)
     dn_stop(&s);
 }
 
+/*
+ * shaper-wrr-shared-limit: a device limiter that earns exactly one frame
+ * per step (burst 0, 8 Mbit/s: 1000 bytes a millisecond) shared by queue
+ * 0 (weight 0, one packet a turn) and queue 1 (weight 2).  Every step
+ * the limiter's timer fires at its deadline with one frame of tokens,
+ * and the frames go round robin by weight: q0 q1 q1 q0 q1 q1 ... (8d70579
+ * started every wake-up at queue 0, which took every token).
+ */
+static void test_wrr_shared_limit(void)
+{
+    static const unsigned order[] = { 0, 1, 1 };
+    uint64_t n[2] = { 1, 0 };
+    DnState s;
+    uint64_t buf;
+    unsigned i;
+
+    sh_start(&s);
+    dn_tx_setup(&s, 0);
+    dn_tx_setup(&s, 1);
+    buf = frame_buf(&s);
+    dn_wr(&s, DMNIC_REG_SHAPER_NET_BURST, 0);
+    set_rate(&s, DMNIC_REG_SHAPER_NET_RATE_LO, 8 * MBIT);
+    dn_wr(&s, DMNIC_SHAPER_Q(1) + DMNIC_SHQ_WEIGHT, 2);
+
+    vm_stop(&s);
+    post_frames(&s, 0, buf, 20);
+    post_frames(&s, 1, buf, 20);
+    vm_cont(&s);
+    /* the full (empty) bucket: one frame, queue 0's turn */
+    g_assert_cmpuint(sent(&s, 0), ==, 1);
+    g_assert_cmpuint(sent(&s, 1), ==, 0);
+    for (i = 1; i <= 12; i++) {
+        step(&s, 1 * MS);
+        n[order[i % 3]]++;
+        g_assert_cmpuint(sent(&s, 0), ==, n[0]);
+        g_assert_cmpuint(sent(&s, 1), ==, n[1]);
+    }
+    g_assert_cmpuint(n[0], ==, 5);
+    g_assert_cmpuint(n[1], ==, 8);
+    dn_stop(&s);
+}
+
 /* Registers and counters migrate; the destination's buckets start full */
 static void test_migration(void)
 {
@@ -389,6 +431,8 @@ int main(int argc, char **argv)
     qtest_add_func("/devmem-nic-shaper/netdev-and-queue",
                    test_netdev_and_queue);
     qtest_add_func("/devmem-nic-shaper/groups", test_groups);
+    qtest_add_func("/devmem-nic-shaper/shaper-wrr-shared-limit",
+                   test_wrr_shared_limit);
     qtest_add_func("/devmem-nic-shaper/migration", test_migration);
     return g_test_run();
 }

@@ -1,6 +1,7 @@
 /*
  * QTest for fake-accel: registers, copy/CRC engine, memdev-backed device
- * memory, fault window, reset and FLR (docs/specs/fake-accel.rst).
+ * memory, fault window, reset and FLR, the P2P write and CRC counters
+ * (docs/specs/fake-accel.rst).
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -9,13 +10,17 @@
 #include <sys/mman.h>
 #include "qemu/bswap.h"
 #include "qemu/cutils.h"
+#include "qemu/units.h"
 #include "libqtest.h"
 #include "libqos/libqos-pc.h"
 #include "libqos/pci.h"
 #include "standard-headers/linux/pci_regs.h"
 #include "devmem-lab-util.h"
 #include "devmem-lab-accel.h"
+#include "devmem-lab-nic.h"
+#include "devmem-lab-pkt.h"
 #include "../../hw/misc/fake-accel/fake-accel-regs.h"
+#include "../../hw/net/devmem-nic/devmem-nic-regs.h"
 
 static void fa_start_args(FAState *s, const char *args)
 {
@@ -527,6 +532,21 @@ static void find_two(QPCIDevice *dev, int devfn, void *data)
     p->dev[p->n++] = dev;
 }
 
+/* Boot two fake-accels (@args): @a maps the first, @b the second */
+static void fa_boot_two(FAState *a, FAState *b, const char *args)
+{
+    FAPair p = { };
+
+    memset(a, 0, sizeof(*a));
+    a->qs = qtest_pc_boot("%s", args);
+    a->qts = a->qs->qts;
+    qpci_device_foreach(a->qs->pcibus, FACCEL_PCI_VENDOR_ID,
+                        FACCEL_PCI_DEVICE_ID, find_two, &p);
+    g_assert_cmpint(p.n, ==, 2);
+    fa_map(a, p.dev[0]);
+    fa_attach(b, a->qs, p.dev[1]);
+}
+
 /*
  * Peer-to-peer: device A's engine DMAs into device B's BAR2, as a NIC does
  * with devmem payload; B's fault window makes those peer writes fail.
@@ -568,19 +588,11 @@ static void test_p2p(void)
     const uint32_t len = 2 * FACCEL_ENG_CHUNK;
     g_autofree uint8_t *in = g_malloc(len);
     g_autofree uint8_t *out = g_malloc(len);
-    FAPair p = { };
     FAState a, b;
     uint64_t host;
 
-    memset(&a, 0, sizeof(a));
-    a.qs = qtest_pc_boot("-nodefaults -device fake-accel,mem-size=1M "
-                         "-device fake-accel,mem-size=1M");
-    a.qts = a.qs->qts;
-    qpci_device_foreach(a.qs->pcibus, FACCEL_PCI_VENDOR_ID,
-                        FACCEL_PCI_DEVICE_ID, find_two, &p);
-    g_assert_cmpint(p.n, ==, 2);
-    fa_map(&a, p.dev[0]);
-    fa_attach(&b, a.qs, p.dev[1]);
+    fa_boot_two(&a, &b, "-nodefaults -device fake-accel,mem-size=1M "
+                "-device fake-accel,mem-size=1M");
 
     /* host RAM -> A's engine -> B's BAR2 (peer write) */
     fa_fill_pattern(in, len, 8);
@@ -625,6 +637,279 @@ static void test_p2p(void)
     guest_free(&a.qs->alloc, host);
     g_free(b.dev);
     fa_stop(&a);
+}
+
+/* ------------------------------------------------------------------ */
+/* Counters: P2P_WR_BYTES and CRC_CHECKS                               */
+/* ------------------------------------------------------------------ */
+
+#define FA_QOM "/machine/peripheral/accel"
+
+/* P2P_WR_BYTES read as the driver does (HI, LO, HI), and equal to QOM's */
+static uint64_t fa_p2p_bytes(FAState *s)
+{
+    uint32_t hi, lo;
+    uint64_t val;
+
+    do {
+        hi = fa_rd(s, FACCEL_REG_P2P_WR_BYTES_HI);
+        lo = fa_rd(s, FACCEL_REG_P2P_WR_BYTES_LO);
+    } while (hi != fa_rd(s, FACCEL_REG_P2P_WR_BYTES_HI));
+    val = (uint64_t)hi << 32 | lo;
+    g_assert_cmpuint(dl_qom_get_uint(s->qts, FA_QOM, "p2p-write-bytes"), ==,
+                     val);
+    return val;
+}
+
+static uint32_t fa_crc_checks(FAState *s)
+{
+    uint32_t val = fa_rd(s, FACCEL_REG_CRC_CHECKS);
+
+    g_assert_cmpuint(dl_qom_get_uint(s->qts, FA_QOM, "crc-checks"), ==, val);
+    return val;
+}
+
+/*
+ * devmem-nic receives TCP with header split into queue 0: headers into
+ * host RAM, payload into fake-accel's BAR2 (P2P).  P2P_WR_BYTES rises by
+ * exactly the payload bytes that landed there.
+ */
+static void test_counter_nic_rx(void)
+{
+    g_autofree uint8_t *frame = g_malloc0(DN_FRAME_MAX);
+    g_autofree uint8_t *out = g_malloc0(DN_FRAME_MAX);
+    static const size_t pay[] = { 3000, 1, 4096, 9000 - 52 };
+    uint64_t landed = 0;
+    FAState acc;
+    DnState s;
+    DlPktSpec spec;
+    size_t len, hlen;
+    uint32_t n;
+    DnCpl c;
+    int i;
+
+    memset(&s, 0, sizeof(s));
+    dn_boot(&s, -1, "-device devmem-nic,id=nic,netdev=n0,"
+            "mac=52:54:00:12:34:56,queues=4 "
+            "-device fake-accel,id=accel,mem-size=1M");
+    fa_attach(&acc, s.qs, dl_pci_find(s.qs->pcibus, FACCEL_PCI_VENDOR_ID,
+                                      FACCEL_PCI_DEVICE_ID));
+    g_assert_cmpuint(fa_p2p_bytes(&acc), ==, 0);
+
+    dn_steer_all_to(&s, 0);
+    dn_rx_rings(&s, 0, 32);
+    dn_qwr(&s, 0, DMNIC_Q_HDS_THRESH, 0);
+    dn_qwr(&s, 0, DMNIC_Q_CTRL,
+           DMNIC_Q_CTRL_RX_ENABLE | DMNIC_Q_CTRL_HDS_ENABLE);
+    for (i = 0; i < 16; i++) {
+        /* payload buffers: BAR2 addresses as the NIC sees them */
+        s.q[0].pbuf[i] = acc.mem.addr + (uint64_t)i * DN_PBUF_LEN;
+    }
+    dn_post_bufs(&s, 0, 16, 16, DN_PBUF_LEN);
+
+    for (i = 0; i < ARRAY_SIZE(pay); i++) {
+        dl_pkt_default(&spec, 4, DL_PROTO_TCP, pay[i]);
+        spec.payload_seed = 0x40 + i;
+        len = dl_pkt_build(&spec, frame, &hlen);
+        dn_inject(&s, frame, len);
+        for (n = dn_cpl_pending(&s, 0); n; n--) {
+            dn_read_cpl(&s, 0, s.q[0].rxc_head++, &c);
+            g_assert_true(c.flags & DMNIC_RXC_F_SPLIT);
+            if (c.flags & DMNIC_RXC_F_PAY) {
+                landed += c.pay_len;
+                qtest_memread(s.qts, s.q[0].pbuf[c.pay_id], out, c.pay_len);
+            }
+        }
+        g_assert_cmpuint(fa_p2p_bytes(&acc), ==, landed);
+    }
+    g_assert_cmpuint(landed, ==, 3000 + 1 + 4096 + 9000 - 52);
+    /* the last buffer holds the tail of the last payload */
+    g_assert_cmpmem(out, c.pay_len, frame + len - c.pay_len, c.pay_len);
+
+    /* the device's own reset does not clear the counter */
+    fa_wr(&acc, FACCEL_REG_CTRL, FACCEL_CTRL_RESET);
+    g_assert_cmpuint(fa_p2p_bytes(&acc), ==, landed);
+    /* read-only: writes are ignored */
+    fa_wr(&acc, FACCEL_REG_P2P_WR_BYTES_LO, 0);
+    fa_wr(&acc, FACCEL_REG_P2P_WR_BYTES_HI, 0);
+    g_assert_cmpuint(fa_p2p_bytes(&acc), ==, landed);
+
+    g_free(acc.dev);
+    dn_stop(&s);
+}
+
+/*
+ * What counts and what does not, apart from a NIC: another device's
+ * engine DMA counts; the device's own engine into a BAR2 operand does not;
+ * CRC_CHECKS counts CRC commands only; resets and FLR clear neither.
+ */
+static void test_counter_sources(void)
+{
+    const uint32_t len = 2 * FACCEL_ENG_CHUNK;
+    g_autofree uint8_t *in = g_malloc(len);
+    FAState a, b;
+    uint64_t host;
+    uint8_t pos;
+    uint16_t cmd;
+
+    /* B is the one with id=accel (FA_QOM): the higher slot */
+    fa_boot_two(&a, &b, "-nodefaults -device fake-accel,mem-size=1M "
+                "-device fake-accel,id=accel,mem-size=1M");
+    g_assert_cmpuint(fa_p2p_bytes(&b), ==, 0);
+    g_assert_cmpuint(fa_crc_checks(&b), ==, 0);
+
+    /* A's engine DMAs host RAM into B's BAR2: a peer write */
+    fa_fill_pattern(in, len, 11);
+    host = guest_alloc(&a.qs->alloc, len);
+    qtest_memwrite(a.qts, host, in, len);
+    g_assert_cmphex(fa_engine(&a, FACCEL_ENG_OP_COPY | FACCEL_ENG_CMD_SRC_HOST |
+                              FACCEL_ENG_CMD_DST_HOST, host,
+                              b.mem.addr + 0x4000, len), ==,
+                    FACCEL_ENG_STATUS_DONE);
+    g_assert_cmpuint(fa_p2p_bytes(&b), ==, len);
+
+    /* B's engine inside its own memory: no bus write */
+    g_assert_cmphex(fa_engine(&b, FACCEL_ENG_OP_COPY, 0x4000, 0x8000, len),
+                    ==, FACCEL_ENG_STATUS_DONE);
+    g_assert_cmphex(fa_engine(&b, FACCEL_ENG_OP_FILL, 0, 0xc000, len), ==,
+                    FACCEL_ENG_STATUS_DONE);
+    g_assert_cmpuint(fa_p2p_bytes(&b), ==, len);
+    g_assert_cmpuint(fa_crc_checks(&b), ==, 0);
+
+    /* a failing DMA into B's fault window lands nothing: not counted */
+    fa_wr(&b, FACCEL_REG_FAULT_OFF_LO, 0x10000);
+    fa_wr(&b, FACCEL_REG_FAULT_LEN, 0x1000);
+    fa_wr(&b, FACCEL_REG_FAULT_CTRL, FACCEL_FAULT_CTRL_ENABLE);
+    g_assert_cmphex(fa_engine(&a, FACCEL_ENG_OP_FILL | FACCEL_ENG_CMD_DST_HOST,
+                              0, b.mem.addr + 0x10000, 0x1000), ==,
+                    fa_eng_err(FACCEL_ENG_ERR_DMA));
+    g_assert_cmpuint(fa_p2p_bytes(&b), ==, len);
+    fa_wr(&b, FACCEL_REG_FAULT_CTRL, 0);
+
+    /* CRC commands count, on B only; a failing one does not */
+    g_assert_cmphex(fa_engine(&b, FACCEL_ENG_OP_CRC, 0x4000, 0, len), ==,
+                    FACCEL_ENG_STATUS_DONE);
+    g_assert_cmphex(fa_rd(&b, FACCEL_REG_ENG_CRC), ==, fa_ref_crc32(in, len));
+    g_assert_cmphex(fa_engine(&b, FACCEL_ENG_OP_CRC, 0x8000, 0, len), ==,
+                    FACCEL_ENG_STATUS_DONE);
+    g_assert_cmphex(fa_engine(&b, FACCEL_ENG_OP_CRC, 0x100000, 0, len), ==,
+                    fa_eng_err(FACCEL_ENG_ERR_RANGE));
+    g_assert_cmpuint(fa_crc_checks(&b), ==, 2);
+
+    /* CTRL.RESET and FLR clear ENG_COUNT, not the counters */
+    fa_wr(&b, FACCEL_REG_CTRL, FACCEL_CTRL_RESET);
+    g_assert_cmpuint(fa_rd(&b, FACCEL_REG_ENG_COUNT), ==, 0);
+    g_assert_cmpuint(fa_p2p_bytes(&b), ==, len);
+    g_assert_cmpuint(fa_crc_checks(&b), ==, 2);
+    pos = qpci_find_capability(b.dev, PCI_CAP_ID_EXP, 0);
+    cmd = qpci_config_readw(b.dev, pos + PCI_EXP_DEVCTL);
+    qpci_config_writew(b.dev, pos + PCI_EXP_DEVCTL,
+                       cmd | PCI_EXP_DEVCTL_BCR_FLR);
+    fa_map(&b, b.dev);
+    g_assert_cmpuint(fa_p2p_bytes(&b), ==, len);
+    g_assert_cmpuint(fa_crc_checks(&b), ==, 2);
+    /* and A counted nothing: it only wrote to others */
+    g_assert_cmpuint(fa_rd(&a, FACCEL_REG_P2P_WR_BYTES_LO), ==, 0);
+
+    guest_free(&a.qs->alloc, host);
+    g_free(b.dev);
+    fa_stop(&a);
+}
+
+/*
+ * A CPU's stores through BAR2 do not count; a real vCPU (TCG) does them.
+ * The BIOS below switches to 32-bit protected mode, then stores [0x7004]
+ * dwords of 0x5a5aa5a5 from the address in [0x7000] (rep stosl) and
+ * writes 0x600d to [0x7008]; assembled from:
+ *
+ *   0xfe00 gdt:   .quad 0, 0x00cf9a000000ffff, 0x00cf92000000ffff
+ *   0xfe18 gdtr:  .word 23; .long 0xfffffe00
+ *   0xff00 (16-bit) cli; lgdtl %cs:0xfe18; mov %cr0,%eax; or $1,%al;
+ *                   mov %eax,%cr0; ljmpl $0x08,$0xffffff40
+ *   0xff40 (32-bit) mov $0x10,%ax; mov %ax,%ds; mov %ax,%es;
+ *                   mov 0x7000,%edi; mov 0x7004,%ecx;
+ *                   mov $0x5a5aa5a5,%eax; cld; rep stosl;
+ *                   movl $0x600d,0x7008; 1: hlt; jmp 1b
+ *   0xfff0 (reset) jmp 0xff00
+ *
+ * A qtest memwrite is no CPU store: it is an address-space write with
+ * unspecified attributes, the same as a device's pci_dma_write(), and
+ * counts (docs/specs/fake-accel.rst).
+ */
+static const uint8_t cpu_bios_gdt[] = {
+    0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+    0xff, 0xff, 0x00, 0x00, 0x00, 0x9a, 0xcf, 0x00,
+    0xff, 0xff, 0x00, 0x00, 0x00, 0x92, 0xcf, 0x00,
+    0x17, 0x00, 0x00, 0xfe, 0xff, 0xff,
+};
+static const uint8_t cpu_bios_rm[] = {
+    0xfa, 0x2e, 0x66, 0x0f, 0x01, 0x16, 0x18, 0xfe, 0x0f, 0x20, 0xc0, 0x0c,
+    0x01, 0x0f, 0x22, 0xc0, 0x66, 0xea, 0x40, 0xff, 0xff, 0xff, 0x08, 0x00,
+};
+static const uint8_t cpu_bios_pm[] = {
+    0x66, 0xb8, 0x10, 0x00, 0x8e, 0xd8, 0x8e, 0xc0, 0x8b, 0x3d, 0x00, 0x70,
+    0x00, 0x00, 0x8b, 0x0d, 0x04, 0x70, 0x00, 0x00, 0xb8, 0xa5, 0xa5, 0x5a,
+    0x5a, 0xfc, 0xf3, 0xab, 0xc7, 0x05, 0x08, 0x70, 0x00, 0x00, 0x0d, 0x60,
+    0x00, 0x00, 0xf4, 0xeb, 0xfd,
+};
+static const uint8_t cpu_bios_reset[] = { 0xe9, 0x0d, 0xff };
+
+static void test_counter_cpu(void)
+{
+    g_autofree char *bios = g_strdup_printf("%s/faccel-bios-%d.bin",
+                                            g_get_tmp_dir(), getpid());
+    g_autofree uint8_t *img = g_malloc0(64 * KiB);
+    const uint32_t dwords = 1024, off = 0x20000;
+    gint64 end;
+    uint32_t word;
+    FAState s;
+    QDict *rsp;
+    int i;
+
+    if (!qtest_has_accel("tcg")) {
+        g_test_skip("no TCG: the CPU store test needs a vCPU");
+        return;
+    }
+    memcpy(img + 0xfe00, cpu_bios_gdt, sizeof(cpu_bios_gdt));
+    memcpy(img + 0xff00, cpu_bios_rm, sizeof(cpu_bios_rm));
+    memcpy(img + 0xff40, cpu_bios_pm, sizeof(cpu_bios_pm));
+    memcpy(img + 0xfff0, cpu_bios_reset, sizeof(cpu_bios_reset));
+    g_assert_true(g_file_set_contents(bios, (char *)img, 64 * KiB, NULL));
+
+    memset(&s, 0, sizeof(s));
+    s.qs = qtest_pc_boot("-nodefaults -S -accel tcg -bios %s "
+                         "-device fake-accel,id=accel,mem-size=1M", bios);
+    s.qts = s.qs->qts;
+    fa_map(&s, dl_pci_find(s.qs->pcibus, FACCEL_PCI_VENDOR_ID,
+                           FACCEL_PCI_DEVICE_ID));
+    unlink(bios);
+    /* the BIOS addresses BAR2 with 32 bits */
+    g_assert_cmphex(s.mem.addr + off + dwords * 4, <=, 0x100000000ULL);
+    qtest_writel(s.qts, 0x7000, s.mem.addr + off);
+    qtest_writel(s.qts, 0x7004, dwords);
+    qtest_writel(s.qts, 0x7008, 0);
+    g_assert_cmpuint(fa_p2p_bytes(&s), ==, 0);
+    rsp = qtest_qmp(s.qts, "{'execute': 'cont'}");
+    g_assert_false(qdict_haskey(rsp, "error"));
+    qobject_unref(rsp);
+
+    end = g_get_monotonic_time() + 30 * G_USEC_PER_SEC;
+    while (qtest_readl(s.qts, 0x7008) != 0x600d) {
+        g_assert_cmpint(g_get_monotonic_time(), <, end);
+        g_usleep(1000);
+    }
+    /* the stores landed in device memory ... */
+    for (i = 0; i < dwords; i += 97) {
+        word = qpci_io_readl(s.dev, s.mem, off + i * 4);
+        g_assert_cmphex(word, ==, 0x5a5aa5a5);
+    }
+    /* ... and were not counted */
+    g_assert_cmpuint(fa_p2p_bytes(&s), ==, 0);
+
+    /* a qtest write into BAR2 is a bus write: it counts */
+    qpci_io_writel(s.dev, s.mem, off, 0x12345678);
+    g_assert_cmpuint(fa_p2p_bytes(&s), ==, 4);
+    fa_stop(&s);
 }
 
 /* Registers, fault window and device memory survive migration. */
@@ -702,5 +987,10 @@ int main(int argc, char **argv)
     qtest_add_func("/fake-accel/fault-window-move", test_fault_window_move);
     qtest_add_func("/fake-accel/p2p", test_p2p);
     qtest_add_func("/fake-accel/migration", test_migration);
+    qtest_add_func("/fake-accel/counter/sources", test_counter_sources);
+    qtest_add_func("/fake-accel/counter/cpu", test_counter_cpu);
+    if (qtest_has_device("devmem-nic")) {
+        qtest_add_func("/fake-accel/counter/nic-rx", test_counter_nic_rx);
+    }
     return g_test_run();
 }

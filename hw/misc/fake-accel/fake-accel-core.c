@@ -6,6 +6,7 @@
 
 #include "qemu/osdep.h"
 #include <zlib.h> /* for crc32 */
+#include "qemu/bswap.h"
 #include "qemu/log.h"
 #include "system/dma.h"
 #include "fake-accel-core.h"
@@ -48,6 +49,64 @@ static const MemoryRegionOps fake_accel_fault_ops = {
     .impl = {
         .min_access_size = 1,
         .max_access_size = 8,
+    },
+};
+
+/*
+ * Device memory accessed through the device.  With no memdev BAR2 is a
+ * ROM device: QEMU reads RAM directly and sends only writes here; with a
+ * memdev every access comes here (the backend's RAM cannot be a ROM
+ * device).  Either way the bytes land in c->ram.
+ */
+
+/*
+ * Whether a write comes from a bus master rather than a CPU.  A vCPU's
+ * store carries the CPU's attributes (x86: .secure in SMM, never
+ * .unspecified); a device's pci_dma_*() carries MEMTXATTRS_UNSPECIFIED,
+ * and one that gives attributes gives its requester ID.
+ */
+static bool fake_accel_from_bus_master(MemTxAttrs attrs)
+{
+    return attrs.unspecified || attrs.requester_id;
+}
+
+static MemTxResult fake_accel_mem_read(void *opaque, hwaddr addr,
+                                       uint64_t *data, unsigned size,
+                                       MemTxAttrs attrs)
+{
+    FakeAccelCore *c = opaque;
+
+    *data = ldn_le_p(c->mem + addr, size);
+    return MEMTX_OK;
+}
+
+static MemTxResult fake_accel_mem_write(void *opaque, hwaddr addr,
+                                        uint64_t data, unsigned size,
+                                        MemTxAttrs attrs)
+{
+    FakeAccelCore *c = opaque;
+
+    stn_le_p(c->mem + addr, size, data);
+    memory_region_set_dirty(c->ram, addr, size);
+    if (fake_accel_from_bus_master(attrs) && !attrs.debug) {
+        c->p2p_wr_bytes += size;
+    }
+    return MEMTX_OK;
+}
+
+const MemoryRegionOps fake_accel_mem_ops = {
+    .read_with_attrs = fake_accel_mem_read,
+    .write_with_attrs = fake_accel_mem_write,
+    .endianness = DEVICE_LITTLE_ENDIAN,
+    .valid = {
+        .min_access_size = 1,
+        .max_access_size = 8,
+        .unaligned = true,
+    },
+    .impl = {
+        .min_access_size = 1,
+        .max_access_size = 8,
+        .unaligned = true,
     },
 };
 
@@ -142,6 +201,7 @@ static bool fake_accel_inject_dma(FakeAccelCore *c, bool write, uint64_t addr)
 void fake_accel_core_init(FakeAccelCore *c, Object *owner_obj,
                           MemoryRegion *bar)
 {
+    c->mem = memory_region_get_ram_ptr(c->ram);
     memory_region_init_io(&c->fault_mr, owner_obj, &fake_accel_fault_ops, c,
                           "fake-accel-fault", FACCEL_FAULT_ALIGN);
     memory_region_set_enabled(&c->fault_mr, false);
@@ -212,7 +272,7 @@ static uint32_t fake_accel_engine_run(FakeAccelCore *c, uint32_t *crc_out,
 {
     uint8_t buf[FACCEL_ENG_CHUNK];
     uint32_t op = c->eng_cmd & FACCEL_ENG_OP_MASK;
-    uint8_t *mem = memory_region_get_ram_ptr(c->ram);
+    uint8_t *mem = c->mem;
     FakeAccelOperand src = {
         .used = op == FACCEL_ENG_OP_COPY || op == FACCEL_ENG_OP_CRC,
         .host = c->eng_cmd & FACCEL_ENG_CMD_SRC_HOST,
@@ -312,6 +372,9 @@ static void fake_accel_engine_start(FakeAccelCore *c)
                          (err << FACCEL_ENG_STATUS_CODE_SHIFT);
     } else {
         c->eng_count++;
+        if ((c->eng_cmd & FACCEL_ENG_OP_MASK) == FACCEL_ENG_OP_CRC) {
+            c->crc_checks++;
+        }
     }
     trace_fake_accel_engine_done(c->eng_status, c->eng_crc, c->eng_done_len);
 }
@@ -352,6 +415,15 @@ uint32_t fake_accel_core_read(FakeAccelCore *c, hwaddr addr)
         break;
     case FACCEL_REG_RESET_COUNT:
         val = c->reset_count;
+        break;
+    case FACCEL_REG_P2P_WR_BYTES_LO:
+        val = (uint32_t)c->p2p_wr_bytes;
+        break;
+    case FACCEL_REG_P2P_WR_BYTES_HI:
+        val = c->p2p_wr_bytes >> 32;
+        break;
+    case FACCEL_REG_CRC_CHECKS:
+        val = c->crc_checks;
         break;
     case FACCEL_REG_ENG_SRC_LO:
         val = (uint32_t)c->eng_src;
@@ -498,6 +570,25 @@ static int fake_accel_core_post_load(void *opaque, int version_id)
     return 0;
 }
 
+static bool fake_accel_counters_needed(void *opaque)
+{
+    FakeAccelCore *c = opaque;
+
+    return c->p2p_wr_bytes || c->crc_checks;
+}
+
+static const VMStateDescription vmstate_fake_accel_counters = {
+    .name = "fake-accel-core/counters",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .needed = fake_accel_counters_needed,
+    .fields = (const VMStateField[]) {
+        VMSTATE_UINT64(p2p_wr_bytes, FakeAccelCore),
+        VMSTATE_UINT32(crc_checks, FakeAccelCore),
+        VMSTATE_END_OF_LIST()
+    },
+};
+
 const VMStateDescription vmstate_fake_accel_core = {
     .name = "fake-accel-core",
     .version_id = 1,
@@ -520,5 +611,9 @@ const VMStateDescription vmstate_fake_accel_core = {
         VMSTATE_UINT32(fault_ctrl, FakeAccelCore),
         VMSTATE_UINT32(fault_hits, FakeAccelCore),
         VMSTATE_END_OF_LIST()
+    },
+    .subsections = (const VMStateDescription * const []) {
+        &vmstate_fake_accel_counters,
+        NULL
     },
 };

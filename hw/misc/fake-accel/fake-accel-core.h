@@ -13,6 +13,7 @@ typedef struct FakeAccelCore {
     /* wiring, set by the PCI glue before use */
     PCIDevice *owner;           /* bus master for host operands */
     MemoryRegion *ram;          /* device memory (BAR2 content) */
+    uint8_t *mem;               /* its host pointer */
     MemoryRegion fault_mr;      /* overlay that fails every access */
     uint64_t mem_size;
 
@@ -32,6 +33,9 @@ typedef struct FakeAccelCore {
     uint32_t fault_len;
     uint32_t fault_ctrl;
     uint32_t fault_hits;
+    /* counters: monotonic since power-on, never reset */
+    uint64_t p2p_wr_bytes;
+    uint32_t crc_checks;
 
     /*
      * Host-side fault injection (QOM x-fault-* properties, see
@@ -44,8 +48,17 @@ typedef struct FakeAccelCore {
 } FakeAccelCore;
 
 extern const VMStateDescription vmstate_fake_accel_core;
+/*
+ * Accesses to device memory that QEMU does not do straight in RAM (the
+ * writes to the ROM-device BAR2, every access with a memdev): they land
+ * in RAM and count P2P_WR_BYTES.  The opaque is the FakeAccelCore.
+ */
+extern const MemoryRegionOps fake_accel_mem_ops;
 
-/* Creates the fault window overlay in @bar (the BAR2 container). */
+/*
+ * Creates the fault window overlay in @bar (the BAR2 container); c->ram is
+ * set and RAM-backed.
+ */
 void fake_accel_core_init(FakeAccelCore *c, Object *owner_obj,
                           MemoryRegion *bar);
 void fake_accel_core_reset(FakeAccelCore *c);

@@ -33,8 +33,9 @@ struct FakeAccelState {
     PCIDevice parent_obj;
 
     MemoryRegion mmio;
-    MemoryRegion bar2;          /* container: RAM + fault overlay */
-    MemoryRegion own_ram;       /* used when no memdev is given */
+    MemoryRegion bar2;          /* container: memory + fault overlay */
+    MemoryRegion own_ram;       /* ROM device, used when no memdev is given */
+    MemoryRegion memdev_io;     /* the memdev's RAM through the device */
     HostMemoryBackend *hostmem;
     uint64_t mem_size;          /* the property; core.mem_size is BAR2's */
     FakeAccelCore core;
@@ -86,7 +87,7 @@ static void fake_accel_write_config(PCIDevice *pdev, uint32_t addr,
  */
 static bool fake_accel_init_memory(FakeAccelState *s, Error **errp)
 {
-    MemoryRegion *ram = NULL;
+    MemoryRegion *ram = NULL, *mem;
     uint64_t size = s->mem_size ? s->mem_size : FAKE_ACCEL_MEM_DEFAULT;
 
     if (s->hostmem) {
@@ -112,19 +113,32 @@ static bool fake_accel_init_memory(FakeAccelState *s, Error **errp)
                    " must be a power of two >= 1M", size);
         return false;
     }
+    /*
+     * Writes into device memory must go through the device, to count those
+     * of other bus masters (P2P_WR_BYTES): our own RAM is a ROM device
+     * (reads straight from RAM, writes through fake_accel_mem_ops); a
+     * memdev's RAM cannot be one, so with a memdev BAR2 shows it through
+     * an I/O region with the same ops, reads included.
+     */
     if (s->hostmem) {
         host_memory_backend_set_mapped(s->hostmem, true);
         vmstate_register_ram(ram, DEVICE(s));
+        memory_region_init_io(&s->memdev_io, OBJECT(s), &fake_accel_mem_ops,
+                              &s->core, "fake-accel-mem-io", size);
+        /* the ops only touch RAM: the engine may DMA into its own BAR2 */
+        s->memdev_io.disable_reentrancy_guard = true;
+        mem = &s->memdev_io;
     } else {
-        if (!memory_region_init_ram(&s->own_ram, OBJECT(s), "fake-accel-mem",
-                                    size, errp)) {
+        if (!memory_region_init_rom_device(&s->own_ram, OBJECT(s),
+                                           &fake_accel_mem_ops, &s->core,
+                                           "fake-accel-mem", size, errp)) {
             return false;
         }
-        ram = &s->own_ram;
+        ram = mem = &s->own_ram;
     }
 
     memory_region_init(&s->bar2, OBJECT(s), "fake-accel-bar2", size);
-    memory_region_add_subregion(&s->bar2, 0, ram);
+    memory_region_add_subregion(&s->bar2, 0, mem);
     s->core.owner = PCI_DEVICE(s);
     s->core.ram = ram;
     s->core.mem_size = size;
@@ -165,7 +179,7 @@ static void fake_accel_exit(PCIDevice *pdev)
     if (s->hostmem) {
         MemoryRegion *ram = host_memory_backend_get_memory(s->hostmem);
 
-        memory_region_del_subregion(&s->bar2, ram);
+        memory_region_del_subregion(&s->bar2, &s->memdev_io);
         vmstate_unregister_ram(ram, DEVICE(s));
         host_memory_backend_set_mapped(s->hostmem, false);
     }
@@ -264,6 +278,35 @@ static void fake_accel_get_fault_count(Object *obj, Visitor *v,
     visit_type_uint64(v, name, &FAKE_ACCEL(obj)->core.inj_count, errp);
 }
 
+/* The counters of docs/specs/fake-accel.rst, for the host (QMP qom-get) */
+static void fake_accel_get_p2p_write_bytes(Object *obj, Visitor *v,
+                                           const char *name, void *opaque,
+                                           Error **errp)
+{
+    visit_type_uint64(v, name, &FAKE_ACCEL(obj)->core.p2p_wr_bytes, errp);
+}
+
+static void fake_accel_get_crc_checks(Object *obj, Visitor *v,
+                                      const char *name, void *opaque,
+                                      Error **errp)
+{
+    visit_type_uint32(v, name, &FAKE_ACCEL(obj)->core.crc_checks, errp);
+}
+
+static void fake_accel_counters_class_init(ObjectClass *klass)
+{
+    object_class_property_add(klass, "p2p-write-bytes", "uint64",
+                              fake_accel_get_p2p_write_bytes, NULL, NULL,
+                              NULL);
+    object_class_property_set_description(klass, "p2p-write-bytes",
+        "Bytes other bus masters wrote into BAR2 since power-on "
+        "(P2P_WR_BYTES)");
+    object_class_property_add(klass, "crc-checks", "uint32",
+                              fake_accel_get_crc_checks, NULL, NULL, NULL);
+    object_class_property_set_description(klass, "crc-checks",
+        "CRC commands completed without error since power-on (CRC_CHECKS)");
+}
+
 static void fake_accel_fault_class_init(ObjectClass *klass)
 {
     object_class_property_add_str(klass, "x-fault-window",
@@ -305,6 +348,7 @@ static void fake_accel_class_init(ObjectClass *klass, const void *data)
     dc->vmsd = &fake_accel_vmstate;
     device_class_set_props(dc, fake_accel_properties);
     fake_accel_fault_class_init(klass);
+    fake_accel_counters_class_init(klass);
     set_bit(DEVICE_CATEGORY_MISC, dc->categories);
 }
 

@@ -123,6 +123,8 @@ dmnic_queue_error(DevmemNicCore *core, unsigned qi, bool tx, uint8_t code,
         }
         q->rx_err = code;
         devmem_nic_gro_discard(core, qi);
+        /* a frame held for the queue goes, soon (not under our feet) */
+        devmem_nic_mac_rx_error(core, qi);
     }
     dmnic_admin_event(core, DMNIC_INT_QERR);
 }
@@ -257,6 +259,7 @@ typedef struct DmnicPkt {
     size_t placed;          /* GRO: payload bytes already at head of PBR */
     bool may_hold;          /* no buffers: do nothing, set held (RX hold) */
     bool held;
+    bool probe;             /* only find the buffers: may_hold set */
 } DmnicPkt;
 
 /*
@@ -868,7 +871,7 @@ static bool dmnic_rx_deliver(DevmemNicCore *core, unsigned qi,
     DmnicRxBuf hb;
     size_t hcopy, poff, plen, left, pkt_len;
     uint32_t npay = 0, ncpl, posted, i;
-    bool split = false, too_big = false;
+    bool split = false, too_big = false, never = false;
     uint8_t c[DMNIC_RXC_SIZE];
 
     if (!dmnic_ring_posted(hbr)) {
@@ -904,13 +907,22 @@ static bool dmnic_rx_deliver(DevmemNicCore *core, unsigned qi,
     }
     pkt_len = hcopy + plen;
     assert(p->placed <= plen);
-    if (plen && !p->placed && core->gro_q && core->gro_q[qi].direct >= 0) {
+    if (plen && !p->placed && !p->probe && core->gro_q &&
+        core->gro_q[qi].direct >= 0) {
         /* a held GRO packet's payload leaves the buffers this one takes */
         devmem_nic_gro_evict(core, qi);
         if (!dmnic_rx_running(q)) {
             return true;
         }
     }
+
+    /*
+     * Payload buffers on a queue whose PBR was never posted (an AF_XDP
+     * zero-copy queue): the frame can never be placed, so it is not held
+     * (and sends no XOFF): a drop, as a real NIC drops a frame over its
+     * buffer size at once
+     */
+    never = plen > p->placed && !q->pbr_posted;
 
     /* reserve payload buffers */
     posted = dmnic_ring_posted(pbr);
@@ -936,6 +948,9 @@ static bool dmnic_rx_deliver(DevmemNicCore *core, unsigned qi,
     ncpl = MAX(npay, 1);
     if (dmnic_ring_free(rxc) < ncpl) {
         goto nobuf;
+    }
+    if (p->probe) {
+        return true;
     }
 
     /* data; the first p->placed payload bytes are there already */
@@ -1015,13 +1030,18 @@ static bool dmnic_rx_deliver(DevmemNicCore *core, unsigned qi,
     return true;
 
 nobuf:
-    if (p->may_hold) {
+    if (p->may_hold && !never) {
         p->held = true;     /* nothing written, nothing counted */
         return true;
     }
+    if (p->probe) {
+        return true;        /* it would be dropped: no reason to hold */
+    }
     q->stats[DMNIC_QS_RX_DROP_NOBUF]++;
     trace_devmem_nic_rx_nobuf(qi, p->len);
-    devmem_nic_mac_rx_nobuf(core);
+    if (!never) {
+        devmem_nic_mac_rx_nobuf(core);
+    }
     return true;
 }
 
@@ -1081,14 +1101,23 @@ ssize_t devmem_nic_core_receive(DevmemNicCore *core, const uint8_t *buf,
     case DMNIC_FAULT_HELD:
         return size;
     default:
-        /* a held packet placed first may have put the queue in error */
-        if (!devmem_nic_gro_receive(core, qi, buf, size, &st, p.flags) &&
-            dmnic_rx_running(&core->q[qi])) {
-            p.may_hold = devmem_nic_mac_rx_may_hold(core);
-            dmnic_rx_deliver(core, qi, buf, &p);
-            if (p.held) {
-                devmem_nic_mac_rx_hold(core, qi, buf, size, &st);
+        p.may_hold = devmem_nic_mac_rx_may_hold(core);
+        switch (devmem_nic_gro_receive(core, qi, buf, size, &st, p.flags,
+                                       p.may_hold)) {
+        case DMNIC_GRO_HOLD:
+            p.held = true;
+            break;
+        case DMNIC_GRO_PASS:
+            /* a held packet placed first may have put the queue in error */
+            if (dmnic_rx_running(&core->q[qi])) {
+                dmnic_rx_deliver(core, qi, buf, &p);
             }
+            break;
+        case DMNIC_GRO_TAKEN:
+            break;
+        }
+        if (p.held) {
+            devmem_nic_mac_rx_hold(core, qi, buf, size, &st);
         }
         return size;
     }
@@ -1103,13 +1132,14 @@ bool devmem_nic_core_rx_running(DevmemNicCore *core, unsigned qi)
  * GRO (devmem-nic-gro.c): place a held frame, or a coalesced packet @o
  * whose header fields are those of its first segment (spec: Delivery)
  */
-bool devmem_nic_core_rx_place(DevmemNicCore *core, unsigned qi,
-                              const uint8_t *buf, size_t size,
-                              const DmnicRxSteer *st, const DmnicGroOut *o)
+static bool dmnic_rx_place(DevmemNicCore *core, unsigned qi,
+                           const uint8_t *buf, size_t size,
+                           const DmnicRxSteer *st, const DmnicGroOut *o,
+                           DmnicPkt *pp)
 {
     DmnicPkt p;
 
-    dmnic_parse(&p, buf, size, !o);
+    dmnic_parse(&p, buf, size, !o && !pp);
     p.flags |= st->flags;
     p.hash = st->hash;
     p.rss_type = st->rss_type;
@@ -1128,7 +1158,36 @@ bool devmem_nic_core_rx_place(DevmemNicCore *core, unsigned qi,
         p.gro = o;
     }
     p.placed = o ? o->placed : 0;
+    if (pp) {
+        /* a probe: the result in @pp */
+        p.may_hold = p.probe = true;
+        *pp = p;
+        return dmnic_rx_deliver(core, qi, buf, pp);
+    }
     return dmnic_rx_deliver(core, qi, buf, &p);
+}
+
+bool devmem_nic_core_rx_place(DevmemNicCore *core, unsigned qi,
+                              const uint8_t *buf, size_t size,
+                              const DmnicRxSteer *st, const DmnicGroOut *o)
+{
+    return dmnic_rx_place(core, qi, buf, size, st, o, NULL);
+}
+
+bool devmem_nic_core_rx_fits(DevmemNicCore *core, unsigned qi,
+                             const uint8_t *buf, size_t size,
+                             const DmnicRxSteer *st, const DmnicGroOut *o)
+{
+    DmnicGroOut unsplit;
+    DmnicPkt p;
+
+    if (!dmnic_rx_place(core, qi, buf, size, st, o, &p)) {
+        /* placed payload, not split: it would be read back, placed whole */
+        unsplit = *o;
+        unsplit.placed = 0;
+        dmnic_rx_place(core, qi, buf, size, st, &unsplit, &p);
+    }
+    return !p.held;
 }
 
 int devmem_nic_core_rx_put(DevmemNicCore *core, unsigned qi,
@@ -1659,11 +1718,7 @@ static bool dmnic_tx_process(DevmemNicCore *core, unsigned qi, int budget)
     while (dmnic_tx_running(q) && dmnic_ring_posted(txd) &&
            dmnic_ring_free(txc) && !devmem_nic_fault_tx_hold(core, qi) &&
            !(core->shaper.active && devmem_nic_shaper_hold(core, qi))) {
-        if (core->tx_queued) {
-            return true;    /* the cable is busy: dmnic_tx_sent() resumes */
-        }
-        uint32_t posted = dmnic_ring_posted(txd);
-        uint32_t n = 0, i;
+        uint32_t posted, n = 0, i;
         size_t total = 0, len;
         uint32_t status = DMNIC_TXC_S_OK;
         uint8_t c[DMNIC_TXC_SIZE];
@@ -1671,6 +1726,17 @@ static bool dmnic_tx_process(DevmemNicCore *core, unsigned qi, int budget)
         uint32_t nseg;
         uint64_t wire;
 
+        if (core->tx_queued) {
+            return true;    /* the cable is busy: dmnic_tx_sent() resumes */
+        }
+        /*
+         * an XOFF that came while this run sent (the peer's receive, in
+         * our own qemu_send_packet_async()): no new packet starts
+         */
+        if (devmem_nic_mac_tx_paused(core)) {
+            return true;    /* the pause's end schedules the bottom half */
+        }
+        posted = dmnic_ring_posted(txd);
         while (!eop && n < posted) {
             uint8_t raw[DMNIC_TXD_SIZE];
             uint32_t idx = (txd->dev + n) & (txd->size - 1);
@@ -1837,7 +1903,7 @@ static void dmnic_tx_bh(void *opaque)
 {
     DevmemNicCore *core = opaque;
     DECLARE_BITMAP(todo, DMNIC_MAX_QUEUES);
-    unsigned long qi;
+    unsigned first, n, qi;
 
     if (!runstate_is_running()) {
         return;     /* dmnic_vm_state_change() schedules us again */
@@ -1850,10 +1916,16 @@ static void dmnic_tx_bh(void *opaque)
     }
     bitmap_copy(todo, core->tx_pending, DMNIC_MAX_QUEUES);
     bitmap_zero(core->tx_pending, DMNIC_MAX_QUEUES);
-    for (qi = find_first_bit(todo, core->num_queues); qi < core->num_queues;
-         qi = find_next_bit(todo, core->num_queues, qi + 1)) {
-        bool more = dmnic_tx_process(core, qi, DMNIC_TX_BURST);
+    /* in queue order, from the shaper's round-robin point */
+    first = devmem_nic_shaper_first(core);
+    for (n = 0; n < core->num_queues; n++) {
+        bool more;
 
+        qi = (first + n) % core->num_queues;
+        if (!test_bit(qi, todo)) {
+            continue;
+        }
+        more = dmnic_tx_process(core, qi, DMNIC_TX_BURST);
         trace_devmem_nic_tx_bh(qi, more);
         if (more) {
             set_bit(qi, core->tx_pending);
@@ -1923,6 +1995,21 @@ static bool dmnic_rx_steered(DevmemNicCore *core, unsigned qi,
         return true;
     }
     p.may_hold = may_hold;
+    if (may_hold) {
+        /* the RX hold: as on arrival, GRO first (spec: Pause frames) */
+        switch (devmem_nic_gro_receive(core, qi, buf, size, st, p.flags,
+                                       true)) {
+        case DMNIC_GRO_HOLD:
+            return false;
+        case DMNIC_GRO_TAKEN:
+            return true;
+        case DMNIC_GRO_PASS:
+            if (!dmnic_rx_running(&core->q[qi])) {
+                return true;
+            }
+            break;
+        }
+    }
     dmnic_rx_deliver(core, qi, buf, &p);
     return !p.held;
 }
@@ -2337,6 +2424,9 @@ static void dmnic_write_ctrl(DevmemNicCore *core, unsigned qi, uint32_t val)
             q->ring[DMNIC_RING_RXC].drv = 0;
             q->rx_gen = true;
         }
+        /* payload buffers posted before the enable count */
+        q->pbr_posted = q->ring[DMNIC_RING_PBR].drv !=
+                        q->ring[DMNIC_RING_PBR].dev;
     }
     if (!(val & DMNIC_Q_CTRL_TX_ENABLE)) {
         q->tx_err = 0;
@@ -2427,6 +2517,9 @@ static bool dmnic_write_ring(DevmemNicCore *core, unsigned qi, hwaddr off,
         }
         if (enabled && (tx ? !q->tx_err : !q->rx_err)) {
             dmnic_check_drv_move(q, qi, ri, val);
+        }
+        if (ri == DMNIC_RING_PBR && enabled && val != r->drv) {
+            q->pbr_posted = true;
         }
         r->drv = val;
         if (tx && enabled) {
@@ -2798,6 +2891,9 @@ static int dmnic_core_post_load(void *opaque, int version_id)
         q->int_mask &= DMNIC_Q_INT_ALL;
         q->int_cause &= DMNIC_Q_INT_ALL;
         q->hds_thresh = MIN(q->hds_thresh, DMNIC_HDS_THRESH_MAX);
+        /* a ring never posted has both indexes at 0 (spec: Pause) */
+        q->pbr_posted = q->ring[DMNIC_RING_PBR].drv ||
+                        q->ring[DMNIC_RING_PBR].dev;
 
         for (i = 0; i < DMNIC_NUM_RINGS; i++) {
             DmnicRing *r = &q->ring[i];
@@ -2818,8 +2914,13 @@ static int dmnic_core_post_load(void *opaque, int version_id)
     if (dmnic_link_status(core) != core->link_status) {
         core->link_status = dmnic_link_status(core);
         core->int_cause |= DMNIC_INT_LINK;
-        core->link_irq_pending = true;
     }
+    /*
+     * INT_LINK pending (raised here, or on a source that had not run since
+     * its own incoming migration): the MSI-X once the VM runs.  One the
+     * guest already had is harmless: it reads the cause and the status.
+     */
+    core->link_irq_pending = core->int_cause & DMNIC_INT_LINK;
     trace_devmem_nic_link(!!core->link_status);
 
     /* TX posted on the source but not yet processed: run it here */

@@ -116,6 +116,11 @@ typedef struct DmnicQueue {
     uint8_t drv_logged;
     /* a TX descriptor with reserved bits was logged since TX enable */
     bool txd_rsvd_logged;
+    /*
+     * payload buffers were posted since RX was enabled (a zero-copy queue
+     * posts header buffers only); not migrated: post_load derives it
+     */
+    bool pbr_posted;
 } DmnicQueue;
 
 /* An IP header of a GRO candidate (devmem-nic-gro.c) */
@@ -171,7 +176,7 @@ typedef struct DmnicGroQueue {
     int32_t lru_head, lru_tail;
     int32_t free;
     int32_t direct;         /* the context whose payload is placed, or -1 */
-    int64_t idle;           /* last frame + GRO_TIMEOUT, ns */
+    int64_t idle;           /* last segment held + GRO_TIMEOUT, ns */
 } DmnicGroQueue;
 
 /* MAC control and FEC (devmem-nic-mac.c) */
@@ -243,6 +248,12 @@ typedef struct DmnicShaper {
     uint64_t q_held[DMNIC_MAX_QUEUES];      /* SHQ_HELD */
     bool held[DMNIC_MAX_QUEUES];            /* waiting for the timer */
     uint32_t turn[DMNIC_MAX_QUEUES];        /* packets in this turn */
+    /*
+     * Weighted round robin: the TX bottom half looks at this queue first,
+     * the one in its turn under a shared limiter, or the next after the
+     * last turn ended (not migrated: the destination starts at 0)
+     */
+    uint32_t rr_next;
     QEMUTimer *timer;
 } DmnicShaper;
 
@@ -355,12 +366,23 @@ typedef struct DmnicGroOut {
     uint32_t csum_flags;    /* segs 1: the L4 checksum flags on arrival */
 } DmnicGroOut;
 
+typedef enum DmnicGroResult {
+    DMNIC_GRO_PASS,         /* deliver the frame as without GRO */
+    DMNIC_GRO_TAKEN,        /* held or merged (delivered later), or lost */
+    /*
+     * @may_hold and a held packet the frame would end (deliver first)
+     * finds no buffers: nothing done, the caller holds the frame (RX
+     * hold) and gives it to devmem_nic_gro_receive() again
+     */
+    DMNIC_GRO_HOLD,
+} DmnicGroResult;
+
 void devmem_nic_gro_realize(DevmemNicCore *core);
 void devmem_nic_gro_unrealize(DevmemNicCore *core);
-/* true: the frame is held or merged (delivered later); false: deliver it */
-bool devmem_nic_gro_receive(DevmemNicCore *core, unsigned qi,
-                            const uint8_t *buf, size_t size,
-                            const DmnicRxSteer *st, uint32_t pflags);
+DmnicGroResult devmem_nic_gro_receive(DevmemNicCore *core, unsigned qi,
+                                      const uint8_t *buf, size_t size,
+                                      const DmnicRxSteer *st, uint32_t pflags,
+                                      bool may_hold);
 /* deliver every context of queue @qi (all queues: @qi < 0), oldest first */
 void devmem_nic_gro_flush(DevmemNicCore *core, int qi);
 /* drop the contexts of queue @qi (all queues: @qi < 0) */
@@ -378,6 +400,14 @@ void devmem_nic_gro_evict(DevmemNicCore *core, unsigned qi);
 bool devmem_nic_core_rx_place(DevmemNicCore *core, unsigned qi,
                               const uint8_t *buf, size_t size,
                               const DmnicRxSteer *st, const DmnicGroOut *o);
+/*
+ * core: would devmem_nic_core_rx_place() find the buffers and completion
+ * slots for this packet now?  Nothing is written or counted; only the
+ * lengths of @buf's headers are read.
+ */
+bool devmem_nic_core_rx_fits(DevmemNicCore *core, unsigned qi,
+                             const uint8_t *buf, size_t size,
+                             const DmnicRxSteer *st, const DmnicGroOut *o);
 /*
  * Write payload at @cur (@whole: only what fills buffers to their end):
  * 0, -ENOSPC (too few posted buffers), -EIO (the queue is in error)
@@ -423,6 +453,8 @@ bool devmem_nic_mac_rx_held(DevmemNicCore *core);
 bool devmem_nic_mac_can_receive(DevmemNicCore *core);
 /* RX of queue @qi stopped (disabled or error): its held frame is dropped */
 void devmem_nic_mac_rx_stopped(DevmemNicCore *core, unsigned qi);
+/* RX of queue @qi went into error: a frame held for it is dropped soon */
+void devmem_nic_mac_rx_error(DevmemNicCore *core, unsigned qi);
 /* the link went down: a held frame is dropped */
 void devmem_nic_mac_link_down(DevmemNicCore *core);
 /* the VM runs again: a retry or flush that waited for it */
@@ -465,6 +497,8 @@ bool devmem_nic_shaper_hold(DevmemNicCore *core, unsigned qi);
  */
 bool devmem_nic_shaper_charge(DevmemNicCore *core, unsigned qi,
                               uint64_t wire);
+/* the queue the TX bottom half looks at first */
+unsigned devmem_nic_shaper_first(DevmemNicCore *core);
 extern const VMStateDescription vmstate_devmem_nic_shaper;
 
 /* UDP segmentation, devmem-nic-uso.c */

@@ -24,7 +24,8 @@
  * A context's buffer holds its first frame; the first merge makes it the
  * full size (one copy of the first frame, not one per doubling).  Full
  * buffers stay with their context while the device holds less than
- * DMNIC_GRO_MEM_KEEP bytes, so a stream does not allocate per packet.
+ * DMNIC_GRO_MEM_KEEP bytes, so a stream does not allocate per packet;
+ * smaller ones go when their context ends (dmnic_gro_trim()).
  */
 #define DMNIC_GRO_BUF_MIN       2048
 #define DMNIC_GRO_MEM_KEEP      (16 * 1024 * 1024)
@@ -64,6 +65,7 @@ typedef struct DmnicGroSeg {
     uint32_t len;           /* TCP payload */
     uint32_t seq;
     uint32_t word;          /* TCP bytes 12..15 */
+    bool flush;             /* not merged, ends its flow's packet, final */
 } DmnicGroSeg;
 
 static bool dmnic_gro_enabled(DevmemNicCore *core)
@@ -87,14 +89,19 @@ static DmnicGroCtx *dmnic_gro_ctx(DevmemNicCore *core, unsigned qi,
 /* ------------------------------------------------------------------ */
 
 /*
- * One IP header at @off, datagram within [off, @limit); @exact: it must
- * end at @limit (an encapsulated header).  Returns the protocol that
- * follows, or -1 if the frame is no candidate.
+ * One IP header of version @ver (as the EtherType or the protocol before
+ * it says: Linux dispatches by those) at @off, datagram within [off,
+ * @limit); @exact: it must end at @limit (an encapsulated header).
+ * Returns the protocol that follows, or -1 if the frame is no candidate;
+ * *@flush: an IPv4 header with the reserved flag (Linux
+ * inet_gro_receive() flushes on it).
  */
 static int dmnic_gro_parse_ip(const uint8_t *buf, size_t off, size_t limit,
-                              bool exact, DmnicGroIp *ip, size_t *dend)
+                              int ver, bool exact, DmnicGroIp *ip,
+                              size_t *dend, bool *flush)
 {
-    if (off + sizeof(struct ip_header) <= limit && buf[off] == 0x45) {
+    if (ver == 4 && off + sizeof(struct ip_header) <= limit &&
+        buf[off] == 0x45) {
         size_t tot = lduw_be_p(buf + off + 2);
 
         if (tot < sizeof(struct ip_header) || off + tot > limit ||
@@ -103,13 +110,15 @@ static int dmnic_gro_parse_ip(const uint8_t *buf, size_t off, size_t limit,
             net_raw_checksum((uint8_t *)buf + off, sizeof(struct ip_header))) {
             return -1;
         }
+        *flush |= lduw_be_p(buf + off + 6) & 0x8000;
         ip->off = off;
         ip->hlen = sizeof(struct ip_header);
         ip->ver = 4;
         *dend = off + tot;
         return buf[off + 9];
     }
-    if (off + sizeof(struct ip6_header) <= limit && (buf[off] >> 4) == 6) {
+    if (ver == 6 && off + sizeof(struct ip6_header) <= limit &&
+        (buf[off] >> 4) == 6) {
         size_t end = off + sizeof(struct ip6_header) +
                      lduw_be_p(buf + off + 4);
         size_t pos = off + sizeof(struct ip6_header);
@@ -178,8 +187,11 @@ static bool dmnic_gro_parse(DmnicGroSeg *s, const uint8_t *buf, size_t size,
     }
     s->l2_len = off;
     for (s->nip = 0; s->nip < 2; s->nip++) {
-        proto = dmnic_gro_parse_ip(buf, off, limit, s->nip > 0,
-                                   &s->ip[s->nip], &dend);
+        int ver = s->nip ? (proto == DMNIC_IPPROTO_IPIP ? 4 : 6) :
+                  (et == ETH_P_IP ? 4 : 6);
+
+        proto = dmnic_gro_parse_ip(buf, off, limit, ver, s->nip > 0,
+                                   &s->ip[s->nip], &dend, &s->flush);
         if (proto < 0) {
             return false;
         }
@@ -399,10 +411,16 @@ static bool dmnic_gro_reserve(DevmemNicCore *core, DmnicGroCtx *c,
     return true;
 }
 
-/* When a context ends: big buffers go back above DMNIC_GRO_MEM_KEEP */
+/*
+ * When a context ends its buffer goes back, unless it is a full one and
+ * the device holds at most DMNIC_GRO_MEM_KEEP: only full buffers stay
+ * with free contexts, so what they pin stays under DMNIC_GRO_MEM_KEEP and
+ * the rest of DMNIC_GRO_MEM_MAX is there for the flows of any burst
+ */
 static void dmnic_gro_trim(DevmemNicCore *core, DmnicGroCtx *c)
 {
-    if (c->cap > DMNIC_GRO_BUF_MIN && core->gro_mem > DMNIC_GRO_MEM_KEEP) {
+    if (c->cap && (c->cap < DMNIC_GRO_BUF_SIZE ||
+                   core->gro_mem > DMNIC_GRO_MEM_KEEP)) {
         core->gro_mem -= c->cap;
         g_free(c->buf);
         c->buf = NULL;
@@ -497,6 +515,19 @@ static void dmnic_gro_timer_arm(DevmemNicCore *core, int64_t deadline)
     }
 }
 
+/*
+ * A segment merged into a context or opening one: the burst goes on, the
+ * queue's contexts stay (spec: Delivery).  Other frames (a UDP stream, the
+ * ACKs of the guest's own TX, segments delivered at once) do not keep a
+ * held segment waiting: Linux flushes at the end of the NAPI poll they
+ * are in.
+ */
+static void dmnic_gro_busy(DevmemNicCore *core, unsigned qi)
+{
+    dmnic_gro_q(core, qi)->idle = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) +
+                                  (int64_t)core->gro_timeout * SCALE_US;
+}
+
 /* Rewrite the lengths of the first segment's IP headers (spec: Delivery) */
 static void dmnic_gro_fix_headers(DmnicGroCtx *c)
 {
@@ -576,15 +607,59 @@ static void dmnic_gro_deliver(DevmemNicCore *core, unsigned qi, int idx,
     dmnic_gro_trim(core, c);
 }
 
+/*
+ * Lossless receive: would context @idx, with @extra more payload bytes (a
+ * final segment it is about to take), be placed if delivered now?  The
+ * same packet dmnic_gro_deliver() builds, looked at only.
+ */
+static bool dmnic_gro_fits(DevmemNicCore *core, unsigned qi, int idx,
+                           size_t extra)
+{
+    DmnicGroCtx *c = dmnic_gro_ctx(core, qi, idx);
+    DmnicGroOut o = { 0 };
+    uint32_t placed = c->direct ? c->cur.placed : 0;
+
+    if (c->nsegs == 1 && !extra) {
+        if (!placed) {
+            return devmem_nic_core_rx_fits(core, qi, c->buf, c->first_len,
+                                           &c->st, NULL);
+        }
+        o.segs = 1;
+        o.placed = placed;
+        return devmem_nic_core_rx_fits(core, qi, c->buf, c->first_len,
+                                       &c->st, &o);
+    }
+    o.segs = c->nsegs + !!extra;
+    o.mss = c->mss;
+    o.flags = DMNIC_RXC_F_GRO;
+    o.l4_off = c->l4_off;
+    o.hdr_len = c->hdr_len;
+    o.placed = placed;
+    return devmem_nic_core_rx_fits(core, qi, c->buf,
+                                   c->hdr_len + c->pay_len + extra, &c->st,
+                                   &o);
+}
+
 /* A free context for @s (the oldest one ends if none is): -1 if none */
 static int dmnic_gro_open(DevmemNicCore *core, unsigned qi,
                           const DmnicGroSeg *s, uint32_t hash,
-                          const DmnicRxSteer *st, uint32_t pflags)
+                          const DmnicRxSteer *st, uint32_t pflags,
+                          bool may_hold)
 {
     DmnicGroQueue *gq = dmnic_gro_q(core, qi);
     DmnicGroCtx *c;
     int idx;
 
+    if (gq->free < 0 && may_hold) {
+        bool fits = dmnic_gro_fits(core, qi, gq->lru_head, 0);
+
+        if (!devmem_nic_core_rx_running(core, qi)) {
+            return -1;          /* a bad descriptor: contexts gone */
+        }
+        if (!fits) {
+            return -EAGAIN;     /* hold @s, the oldest stays */
+        }
+    }
     if (gq->free < 0) {
         /* Linux gro_flush_oldest() */
         dmnic_gro_deliver(core, qi, gq->lru_head, "oldest");
@@ -623,6 +698,7 @@ static int dmnic_gro_open(DevmemNicCore *core, unsigned qi,
     c->st = *st;
     c->deadline = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) +
                   (int64_t)core->gro_max_age * SCALE_US;
+    dmnic_gro_busy(core, qi);
     dmnic_gro_timer_arm(core, MIN(c->deadline, gq->idle));
     trace_devmem_nic_gro_open(qi, idx, s->len);
     c->pflags = pflags;
@@ -699,9 +775,10 @@ static bool dmnic_gro_merge(DevmemNicCore *core, unsigned qi, DmnicGroCtx *c,
     return true;
 }
 
-bool devmem_nic_gro_receive(DevmemNicCore *core, unsigned qi,
-                            const uint8_t *buf, size_t size,
-                            const DmnicRxSteer *st, uint32_t pflags)
+DmnicGroResult devmem_nic_gro_receive(DevmemNicCore *core, unsigned qi,
+                                      const uint8_t *buf, size_t size,
+                                      const DmnicRxSteer *st, uint32_t pflags,
+                                      bool may_hold)
 {
     DmnicGroQueue *gq;
     DmnicGroCtx *c = NULL;
@@ -713,16 +790,13 @@ bool devmem_nic_gro_receive(DevmemNicCore *core, unsigned qi,
     unsigned n;
 
     if (!dmnic_gro_enabled(core) || !core->gro) {
-        return false;
+        return DMNIC_GRO_PASS;
     }
-    /* every frame of the queue keeps its contexts open (spec: idle) */
     gq = dmnic_gro_q(core, qi);
-    gq->idle = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) +
-               (int64_t)core->gro_timeout * SCALE_US;
     if (size > DMNIC_GRO_IP_MAX + DMNIC_GRO_HDR_MAX ||
         (pflags & DMNIC_RXC_F_L4_CSUM_BAD) ||
         !dmnic_gro_parse(&s, buf, size, pflags)) {
-        return false;
+        return DMNIC_GRO_PASS;
     }
     hash = dmnic_gro_hash(&s);
     idx = gq->bucket[hash % DMNIC_GRO_HASH];
@@ -736,36 +810,58 @@ bool devmem_nic_gro_receive(DevmemNicCore *core, unsigned qi,
         idx = x->hnext;
     }
     if (c) {
-        why = dmnic_gro_flush_reason(core, c, &s);
+        why = s.flush ? "ip-flags" : dmnic_gro_flush_reason(core, c, &s);
         if (!why && !dmnic_gro_reserve(core, c, (size_t)c->hdr_len +
                                        c->pay_len + s.len)) {
             why = "memory";
         }
         if (!why) {
-            if (!dmnic_gro_merge(core, qi, c, &s)) {
-                return true;    /* lost with the queue's contexts */
-            }
             m = c->mss;
         }
     }
-    final = s.len < m ||
+    final = s.len < m || s.flush ||
             (s.word & (DMNIC_TCPW_URG | DMNIC_TCPW_PSH | DMNIC_TCPW_RST |
                        DMNIC_TCPW_SYN | DMNIC_TCPW_FIN));
+    /*
+     * Lossless receive: P delivered now (with S merged, or before S) that
+     * would find no buffers is kept, and S waits in the RX hold: nothing
+     * is lost, as without GRO (spec: Pause frames)
+     */
+    if (c && (why || final) && may_hold) {
+        bool fits = dmnic_gro_fits(core, qi, idx, why ? 0 : s.len);
+
+        if (!devmem_nic_core_rx_running(core, qi)) {
+            return DMNIC_GRO_PASS;  /* a bad descriptor: contexts gone */
+        }
+        if (!fits) {
+            trace_devmem_nic_gro_hold(qi, c->nsegs, c->pay_len);
+            return DMNIC_GRO_HOLD;
+        }
+    }
     trace_devmem_nic_gro_rx(qi, s.len, c ? c->nsegs : 0, why ? why : "",
                             final);
     if (c && !why) {
+        if (!dmnic_gro_merge(core, qi, c, &s)) {
+            return DMNIC_GRO_TAKEN;     /* lost with the queue's contexts */
+        }
+        dmnic_gro_busy(core, qi);
         if (final) {
             dmnic_gro_deliver(core, qi, idx, "final");
         }
-        return true;
+        return DMNIC_GRO_TAKEN;
     }
     if (c) {
         dmnic_gro_deliver(core, qi, idx, why);
     }
     if (final || !devmem_nic_core_rx_running(core, qi)) {
-        return false;
+        return DMNIC_GRO_PASS;
     }
-    return dmnic_gro_open(core, qi, &s, hash, st, pflags) >= 0;
+    idx = dmnic_gro_open(core, qi, &s, hash, st, pflags, may_hold);
+    if (idx == -EAGAIN) {
+        trace_devmem_nic_gro_hold(qi, 0, 0);
+        return DMNIC_GRO_HOLD;
+    }
+    return idx >= 0 ? DMNIC_GRO_TAKEN : DMNIC_GRO_PASS;
 }
 
 /* Deliver or drop the contexts of one queue, oldest first */
@@ -855,10 +951,13 @@ void devmem_nic_gro_write_ctrl(DevmemNicCore *core, uint32_t val)
         qemu_log_mask(LOG_GUEST_ERROR,
                       "devmem-nic: GRO_CTRL reserved bits 0x%x\n", val & ~rw);
     }
-    core->gro_ctrl = val & rw;
-    if (!dmnic_gro_enabled(core)) {
+    val &= rw;
+    /* off, or the other rules (HW wins when both are set): deliver first */
+    if (!(val & DMNIC_GRO_CTRL_HW) != !(core->gro_ctrl & DMNIC_GRO_CTRL_HW) ||
+        !val != !core->gro_ctrl) {
         devmem_nic_gro_flush(core, -1);
     }
+    core->gro_ctrl = val;
 }
 
 void devmem_nic_gro_write_timeout(DevmemNicCore *core, uint32_t val)

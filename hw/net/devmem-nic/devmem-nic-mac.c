@@ -284,6 +284,20 @@ void devmem_nic_mac_rx_stopped(DevmemNicCore *core, unsigned qi)
     }
 }
 
+void devmem_nic_mac_rx_error(DevmemNicCore *core, unsigned qi)
+{
+    DmnicMac *mac = &core->mctl;
+
+    /*
+     * The retry finds the queue stopped and drops the frame (as one that
+     * arrives then); not here: a failed placement of the held frame
+     * itself raises the error while rx_bh uses it
+     */
+    if (mac->hold_buf && mac->hold_qi == qi) {
+        qemu_bh_schedule(mac->rx_bh);
+    }
+}
+
 void devmem_nic_mac_link_down(DevmemNicCore *core)
 {
     dmnic_hold_drop(core);

@@ -15,6 +15,7 @@
 #include "qemu/log.h"
 #include "qemu/bswap.h"
 #include "qemu/guest-random.h"
+#include "qemu/cutils.h"
 #include "net/checksum.h"
 #include "net/eth.h"
 #include "devmem-nic-core.h"
@@ -34,6 +35,12 @@
 #define PSP_BUF_SIZE    (DMNIC_TSO_MAX_FRAME + DMNIC_PSP_ICV_LEN)
 /* the TCP flags byte (the low byte of th_offset_flags) */
 #define PSP_TCP_FLAGS_OFF (offsetof(tcp_header, th_offset_flags) + 1)
+
+enum {
+    PSP_GCM_OK,
+    PSP_GCM_AUTH,   /* decryption: the ICV does not match */
+    PSP_GCM_LIB,    /* the crypto library refused */
+};
 
 static unsigned psp_key_len(unsigned ver)
 {
@@ -77,10 +84,11 @@ static bool psp_derive(DmnicPsp *psp, uint32_t spi, unsigned klen,
 
 /*
  * AES-GCM with a 16-byte tag: encrypt @in (the tag is appended to @out)
- * or decrypt @in (tag last; false if it does not match).  An empty text
- * is GMAC over @aad.
+ * or decrypt @in (tag last).  An empty text is GMAC over @aad.  Returns
+ * PSP_GCM_OK, PSP_GCM_AUTH (decrypt: the tag does not match) or
+ * PSP_GCM_LIB (the crypto library refused, e.g. a FIPS policy).
  */
-static bool psp_gcm(bool enc, const uint8_t *key, unsigned klen,
+static int psp_gcm(bool enc, const uint8_t *key, unsigned klen,
                     const uint8_t *nonce, const uint8_t *aad, size_t aad_len,
                     const uint8_t *in, size_t in_len, uint8_t *out,
                     size_t *out_len)
@@ -92,7 +100,7 @@ static bool psp_gcm(bool enc, const uint8_t *key, unsigned klen,
     r = gnutls_aead_cipher_init(&h, klen == 16 ? GNUTLS_CIPHER_AES_128_GCM :
                                 GNUTLS_CIPHER_AES_256_GCM, &k);
     if (r < 0) {
-        return false;
+        return PSP_GCM_LIB;
     }
     if (enc) {
         r = gnutls_aead_cipher_encrypt(h, nonce, PSP_NONCE_LEN, aad, aad_len,
@@ -104,7 +112,10 @@ static bool psp_gcm(bool enc, const uint8_t *key, unsigned klen,
                                        out_len);
     }
     gnutls_aead_cipher_deinit(h);
-    return r >= 0;
+    if (r >= 0) {
+        return PSP_GCM_OK;
+    }
+    return r == GNUTLS_E_DECRYPTION_FAILED ? PSP_GCM_AUTH : PSP_GCM_LIB;
 }
 
 #else
@@ -120,12 +131,12 @@ static bool psp_derive(DmnicPsp *psp, uint32_t spi, unsigned klen,
     return false;
 }
 
-static bool psp_gcm(bool enc, const uint8_t *key, unsigned klen,
-                    const uint8_t *nonce, const uint8_t *aad, size_t aad_len,
-                    const uint8_t *in, size_t in_len, uint8_t *out,
-                    size_t *out_len)
+static int psp_gcm(bool enc, const uint8_t *key, unsigned klen,
+                   const uint8_t *nonce, const uint8_t *aad, size_t aad_len,
+                   const uint8_t *in, size_t in_len, uint8_t *out,
+                   size_t *out_len)
 {
-    return false;
+    return PSP_GCM_LIB;
 }
 
 #endif
@@ -227,6 +238,17 @@ static uint32_t psp_cmd(DmnicPsp *psp, uint32_t cmd)
     case DMNIC_PSP_CMD_SA_WRITE:
         if (psp->version >= DMNIC_PSP_NUM_VERSIONS || !spi_ok ||
             psp->sa_index >= DMNIC_PSP_TX_SA_NUM) {
+            return DMNIC_PSP_RES_BAD_ARG;
+        }
+        /*
+         * An all-zero key is what the KEY registers hold after a reset:
+         * a driver whose tx_key_add straddled one.  Encrypting with it
+         * would be plaintext to anyone; refused.
+         */
+        if (buffer_is_zero(psp->key, psp_key_len(psp->version))) {
+            qemu_log_mask(LOG_GUEST_ERROR, "devmem-nic: PSP SA_WRITE of SA "
+                          "%u with an all-zero key refused\n",
+                          psp->sa_index);
             return DMNIC_PSP_RES_BAD_ARG;
         }
         memcpy(psp->sa_key[psp->sa_index], psp->key, DMNIC_PSP_KEY_MAX);
@@ -435,6 +457,7 @@ DmnicPspRx devmem_nic_psp_rx(DmnicPsp *psp, const uint8_t **buf, size_t *len,
     uint8_t key[DMNIC_PSP_KEY_MAX];
     unsigned ver, slot, klen;
     uint32_t spi;
+    int r;
 
     if (!psp->ctrl || !devmem_nic_psp_available() ||
         l4_off + sizeof(udp_header) > ip_end) {
@@ -452,7 +475,9 @@ DmnicPspRx devmem_nic_psp_rx(DmnicPsp *psp, const uint8_t **buf, size_t *len,
     hlen = (f[ph + 1] + 1) * 8;
     aad = ver < 2 ? DMNIC_PSP_HDR_LEN + 4 * (f[ph + 2] & PSP_CRYPT_OFF_MASK) :
                     pl - DMNIC_PSP_ICV_LEN;
-    if (!(f[ph + 3] & PSP_VERFL_ONE) || hlen < DMNIC_PSP_HDR_LEN ||
+    /* transport mode, TCP only: no tunnel mode, no other inner protocol */
+    if (!(f[ph + 3] & PSP_VERFL_ONE) || f[ph] != IP_PROTO_TCP ||
+        hlen < DMNIC_PSP_HDR_LEN ||
         hlen > pl - DMNIC_PSP_ICV_LEN || aad > pl - DMNIC_PSP_ICV_LEN ||
         !psp_udp_csum_ok(f, l3, l3_off, l4_off, udp_len)) {
         return psp_rx_drop(psp, DMNIC_PSP_GS_RX_ERROR, "header", spi);
@@ -469,9 +494,13 @@ DmnicPspRx devmem_nic_psp_rx(DmnicPsp *psp, const uint8_t **buf, size_t *len,
     ct_len = pl - aad;
     pt_len = ct_len - DMNIC_PSP_ICV_LEN;
     memcpy(out, f, ph + aad);
-    if (!psp_gcm(false, key, klen, f + ph + PSP_NONCE_OFF, f + ph, aad,
-                 f + ph + aad, ct_len, out + ph + aad, &pt_len) ||
-        pt_len != ct_len - DMNIC_PSP_ICV_LEN) {
+    r = psp_gcm(false, key, klen, f + ph + PSP_NONCE_OFF, f + ph, aad,
+                f + ph + aad, ct_len, out + ph + aad, &pt_len);
+    if (r == PSP_GCM_LIB) {
+        /* not the frame's fault: with the "derive" failures */
+        return psp_rx_drop(psp, DMNIC_PSP_GS_RX_BAD, "crypto library", spi);
+    }
+    if (r != PSP_GCM_OK || pt_len != ct_len - DMNIC_PSP_ICV_LEN) {
         return psp_rx_drop(psp, DMNIC_PSP_GS_RX_AUTH_FAIL, "icv", spi);
     }
     psp_ip_len_add(out, l3, l3_off, -DMNIC_PSP_ICV_LEN);
@@ -532,9 +561,9 @@ static bool psp_tx_one(DmnicPsp *psp, unsigned qi, uint32_t sa, uint8_t *f,
     stw_be_p(f + l4_off + offsetof(udp_header, uh_ulen),
              len - l4_off + DMNIC_PSP_ICV_LEN);
     stw_be_p(f + l4_off + offsetof(udp_header, uh_sum), 0);
-    if (!psp_gcm(true, psp->sa_key[sa], psp_key_len(ver),
-                 f + ph + PSP_NONCE_OFF, f + ph, aad, f + ph + aad, ct_len,
-                 psp->scratch, &out_len) ||
+    if (psp_gcm(true, psp->sa_key[sa], psp_key_len(ver),
+                f + ph + PSP_NONCE_OFF, f + ph, aad, f + ph + aad, ct_len,
+                psp->scratch, &out_len) != PSP_GCM_OK ||
         out_len != ct_len + DMNIC_PSP_ICV_LEN) {
         return false;
     }
@@ -688,6 +717,14 @@ static bool psp_needed(void *opaque)
     return core->psp.used;
 }
 
+static uint64_t devmem_nic_psp_random64(void)
+{
+    uint64_t r;
+
+    qemu_guest_getrandom_nofail(&r, sizeof(r));
+    return r;
+}
+
 static int psp_post_load(void *opaque, int version_id)
 {
     DevmemNicCore *core = opaque;
@@ -695,6 +732,14 @@ static int psp_post_load(void *opaque, int version_id)
     unsigned i;
 
     psp->used = true;
+    /*
+     * The IV counter is part of the state, so loading one snapshot twice
+     * (or cloning a VM) would send new plaintexts under IVs already used
+     * with the same keys: AES-GCM nonce reuse.  Each load moves it on by
+     * a random amount below 2^62: two loads of one state overlap only if
+     * they send that many frames.
+     */
+    psp->tx_iv += 1 + (devmem_nic_psp_random64() >> 2);
     psp->ctrl &= DMNIC_PSP_CTRL_VERSIONS;
     psp->phase &= 1;
     psp->key_valid &= 3;

@@ -133,13 +133,25 @@ bool devmem_nic_shaper_charge(DevmemNicCore *core, unsigned qi,
     }
     /*
      * Under a shared limiter the queues take turns: MAX(WEIGHT, 1)
-     * packets each (weighted round robin over the TX bottom half's runs)
+     * packets each (weighted round robin over the TX bottom half's runs,
+     * which start at rr_next: also when the limiter earns one packet at
+     * a time, every queue gets its turn)
      */
-    if (!shared || ++sh->turn[qi] < MAX(sh->q_weight[qi], 1)) {
+    if (!shared) {
+        return false;
+    }
+    if (++sh->turn[qi] < MAX(sh->q_weight[qi], 1)) {
+        sh->rr_next = qi;
         return false;
     }
     sh->turn[qi] = 0;
+    sh->rr_next = (qi + 1) % core->num_queues;
     return true;
+}
+
+unsigned devmem_nic_shaper_first(DevmemNicCore *core)
+{
+    return core->shaper.active ? core->shaper.rr_next : 0;
 }
 
 /*
@@ -262,54 +274,80 @@ QEMU_BUILD_BUG_ON(DMNIC_SHG_RATE_LO != DMNIC_SHQ_RATE_LO ||
                   != DMNIC_SHQ_BURST);
 QEMU_BUILD_BUG_ON(DMNIC_MAX_QUEUES > 128);
 
-/* @addr in @n blocks of @stride bytes from @base: block @i, offset @off */
-static bool dmnic_shaper_block(hwaddr addr, hwaddr base, unsigned n,
-                               hwaddr stride, unsigned *i, hwaddr *off)
+/* Which limiter a shaper register belongs to */
+typedef enum DmnicShBlock {
+    DMNIC_SH_NONE,
+    DMNIC_SH_QUEUE,         /* SHAPER_Q(idx) */
+    DMNIC_SH_GROUP,         /* SHAPER_GRP(idx) */
+    DMNIC_SH_NET,           /* SHAPER_NET_* */
+} DmnicShBlock;
+
+/*
+ * The register at @addr: its block, the index of its limiter and the
+ * offset in the block (for the device limiter as in a queue block, the
+ * layouts agree: see the build check above); DMNIC_SH_NONE if it is no
+ * limiter register of the device's queues and groups
+ */
+static DmnicShBlock dmnic_shaper_decode(DevmemNicCore *core, hwaddr addr,
+                                        unsigned *idx, hwaddr *off)
 {
-    if (addr < base || addr >= base + n * stride) {
-        return false;
+    hwaddr qend = DMNIC_SHAPER_Q(0) +
+                  (hwaddr)core->num_queues * DMNIC_SHAPER_Q_STRIDE;
+    hwaddr gend = DMNIC_SHAPER_GRP(0) +
+                  (hwaddr)DMNIC_SHAPER_NUM_GROUPS * DMNIC_SHAPER_GRP_STRIDE;
+
+    *idx = 0;
+    if (addr >= DMNIC_SHAPER_Q(0) && addr < qend) {
+        *idx = (addr - DMNIC_SHAPER_Q(0)) / DMNIC_SHAPER_Q_STRIDE;
+        *off = (addr - DMNIC_SHAPER_Q(0)) % DMNIC_SHAPER_Q_STRIDE;
+        return DMNIC_SH_QUEUE;
     }
-    *i = (addr - base) / stride;
-    *off = (addr - base) % stride;
-    return true;
+    if (addr >= DMNIC_SHAPER_GRP(0) && addr < gend) {
+        *idx = (addr - DMNIC_SHAPER_GRP(0)) / DMNIC_SHAPER_GRP_STRIDE;
+        *off = (addr - DMNIC_SHAPER_GRP(0)) % DMNIC_SHAPER_GRP_STRIDE;
+        return DMNIC_SH_GROUP;
+    }
+    if (addr >= DMNIC_REG_SHAPER_NET_RATE_LO &&
+        addr <= DMNIC_REG_SHAPER_NET_BURST) {
+        *off = addr - DMNIC_REG_SHAPER_NET_RATE_LO;
+        return DMNIC_SH_NET;
+    }
+    return DMNIC_SH_NONE;
 }
 
 bool devmem_nic_shaper_read(DevmemNicCore *core, hwaddr addr, uint32_t *val)
 {
     DmnicShaper *sh = &core->shaper;
-    unsigned qi, g;
+    unsigned i;
     hwaddr off;
 
-    if (dmnic_shaper_block(addr, DMNIC_SHAPER_Q(0), core->num_queues,
-                           DMNIC_SHAPER_Q_STRIDE, &qi, &off)) {
+    switch (dmnic_shaper_decode(core, addr, &i, &off)) {
+    case DMNIC_SH_QUEUE:
         switch (off) {
         case DMNIC_SHQ_GROUP:
-            *val = sh->q_group[qi];
+            *val = sh->q_group[i];
             return true;
         case DMNIC_SHQ_WEIGHT:
-            *val = sh->q_weight[qi];
+            *val = sh->q_weight[i];
             return true;
         case DMNIC_SHQ_HELD:
-            *val = sh->q_held[qi];
+            *val = sh->q_held[i];
             return true;
         case DMNIC_SHQ_HELD + 4:
-            *val = sh->q_held[qi] >> 32;
+            *val = sh->q_held[i] >> 32;
             return true;
         }
-        return dmnic_bucket_read(&sh->q[qi], off, val);
-    }
-    if (dmnic_shaper_block(addr, DMNIC_SHAPER_GRP(0), DMNIC_SHAPER_NUM_GROUPS,
-                           DMNIC_SHAPER_GRP_STRIDE, &g, &off)) {
+        return dmnic_bucket_read(&sh->q[i], off, val);
+    case DMNIC_SH_GROUP:
         if (off == DMNIC_SHG_PARENT) {
-            *val = sh->grp_parent[g];
+            *val = sh->grp_parent[i];
             return true;
         }
-        return dmnic_bucket_read(&sh->grp[g], off, val);
-    }
-    if (addr >= DMNIC_REG_SHAPER_NET_RATE_LO &&
-        addr <= DMNIC_REG_SHAPER_NET_BURST) {
-        return dmnic_bucket_read(&sh->net,
-                                 addr - DMNIC_REG_SHAPER_NET_RATE_LO, val);
+        return dmnic_bucket_read(&sh->grp[i], off, val);
+    case DMNIC_SH_NET:
+        return dmnic_bucket_read(&sh->net, off, val);
+    case DMNIC_SH_NONE:
+        break;
     }
     if (addr == DMNIC_REG_SHAPER_NUM_GROUPS) {
         *val = DMNIC_SHAPER_NUM_GROUPS;
@@ -321,37 +359,33 @@ bool devmem_nic_shaper_read(DevmemNicCore *core, hwaddr addr, uint32_t *val)
 bool devmem_nic_shaper_write(DevmemNicCore *core, hwaddr addr, uint32_t val)
 {
     DmnicShaper *sh = &core->shaper;
-    unsigned qi, g;
+    unsigned i;
     hwaddr off;
 
-    if (dmnic_shaper_block(addr, DMNIC_SHAPER_Q(0), core->num_queues,
-                           DMNIC_SHAPER_Q_STRIDE, &qi, &off)) {
+    switch (dmnic_shaper_decode(core, addr, &i, &off)) {
+    case DMNIC_SH_QUEUE:
         switch (off) {
         case DMNIC_SHQ_GROUP:
-            sh->q_group[qi] = dmnic_shaper_group_val(val, "queue", qi);
+            sh->q_group[i] = dmnic_shaper_group_val(val, "queue", i);
             dmnic_shaper_release(core);
             return true;
         case DMNIC_SHQ_WEIGHT:
-            sh->q_weight[qi] = val;
-            sh->turn[qi] = 0;
+            sh->q_weight[i] = val;
+            sh->turn[i] = 0;
             return true;
         }
-        return dmnic_bucket_write(core, &sh->q[qi], off, val, "queue", qi);
-    }
-    if (dmnic_shaper_block(addr, DMNIC_SHAPER_GRP(0), DMNIC_SHAPER_NUM_GROUPS,
-                           DMNIC_SHAPER_GRP_STRIDE, &g, &off)) {
+        return dmnic_bucket_write(core, &sh->q[i], off, val, "queue", i);
+    case DMNIC_SH_GROUP:
         if (off == DMNIC_SHG_PARENT) {
-            sh->grp_parent[g] = dmnic_shaper_group_val(val, "group", g);
+            sh->grp_parent[i] = dmnic_shaper_group_val(val, "group", i);
             dmnic_shaper_release(core);
             return true;
         }
-        return dmnic_bucket_write(core, &sh->grp[g], off, val, "group", g);
-    }
-    if (addr >= DMNIC_REG_SHAPER_NET_RATE_LO &&
-        addr <= DMNIC_REG_SHAPER_NET_BURST) {
-        return dmnic_bucket_write(core, &sh->net,
-                                  addr - DMNIC_REG_SHAPER_NET_RATE_LO, val,
-                                  "device", 0);
+        return dmnic_bucket_write(core, &sh->grp[i], off, val, "group", i);
+    case DMNIC_SH_NET:
+        return dmnic_bucket_write(core, &sh->net, off, val, "device", 0);
+    case DMNIC_SH_NONE:
+        break;
     }
     return false;
 }
@@ -374,6 +408,7 @@ void devmem_nic_shaper_reset(DevmemNicCore *core)
         timer_del(sh->timer);
     }
     sh->active = false;
+    sh->rr_next = 0;
     dmnic_bucket_reset(&sh->net);
     for (i = 0; i < DMNIC_SHAPER_NUM_GROUPS; i++) {
         dmnic_bucket_reset(&sh->grp[i]);
@@ -463,6 +498,7 @@ static int dmnic_shaper_post_load(void *opaque, int version_id)
         sh->held[i] = false;
         sh->turn[i] = 0;
     }
+    sh->rr_next = 0;
     timer_del(sh->timer);
     dmnic_shaper_update_active(sh, core->num_queues);
     /* the core's post_load schedules every running TX queue */

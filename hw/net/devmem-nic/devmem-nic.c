@@ -7,6 +7,7 @@
 
 #include "qemu/osdep.h"
 #include "qapi/error.h"
+#include "qapi/visitor.h"
 #include "hw/pci/pci_device.h"
 #include "hw/pci/pcie.h"
 #include "hw/pci/msix.h"
@@ -156,6 +157,13 @@ static void devmem_nic_exit(PCIDevice *pdev)
 {
     DevmemNicState *s = DEVMEM_NIC(pdev);
 
+    /*
+     * Our frames that the peer queued (its RX hold, a full tap) carry
+     * dmnic_tx_sent() as their callback: drop them while the device is
+     * still here (as virtio-net does), qemu_del_nic() only purges the
+     * peer's frames queued for us
+     */
+    qemu_purge_queued_packets(qemu_get_queue(s->core.nic));
     qemu_del_nic(s->core.nic);
     devmem_nic_fault_unrealize(&s->core);
     devmem_nic_core_unrealize(&s->core);
@@ -200,6 +208,15 @@ static bool devmem_nic_get_tx_pending(Object *obj, Error **errp)
     return devmem_nic_core_tx_pending(&DEVMEM_NIC(obj)->core);
 }
 
+/* Host side, for tests: bytes of segment data buffers GRO holds */
+static void devmem_nic_get_gro_mem(Object *obj, Visitor *v, const char *name,
+                                   void *opaque, Error **errp)
+{
+    uint64_t val = DEVMEM_NIC(obj)->core.gro_mem;
+
+    visit_type_uint64(v, name, &val, errp);
+}
+
 static void devmem_nic_class_init(ObjectClass *klass, const void *data)
 {
     DeviceClass *dc = DEVICE_CLASS(klass);
@@ -218,6 +235,8 @@ static void devmem_nic_class_init(ObjectClass *klass, const void *data)
     device_class_set_props(dc, devmem_nic_properties);
     object_class_property_add_bool(klass, "x-tx-pending",
                                    devmem_nic_get_tx_pending, NULL);
+    object_class_property_add(klass, "x-gro-mem", "uint64",
+                              devmem_nic_get_gro_mem, NULL, NULL, NULL);
     devmem_nic_fault_class_init(klass);
     set_bit(DEVICE_CATEGORY_NETWORK, dc->categories);
 }

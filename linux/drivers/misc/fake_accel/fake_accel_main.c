@@ -389,6 +389,58 @@ static const struct file_operations faccel_fops = {
 	.compat_ioctl = compat_ptr_ioctl,
 };
 
+/*
+ * The device's monotonic counters (docs/specs/fake-accel.rst, Counters),
+ * for a test harness: whether peers really wrote into device memory.
+ */
+static ssize_t p2p_write_bytes_show(struct device *dev,
+				    struct device_attribute *attr, char *buf)
+{
+	struct faccel_dev *fdev = dev_get_drvdata(dev);
+	u32 hi = 0, lo = 0;
+	int ret;
+
+	mutex_lock(&fdev->lock);
+	ret = faccel_usable(fdev);
+	if (!ret) {
+		/* no latch in the device: retry while the high half moves */
+		do {
+			hi = readl(fdev->regs + FACCEL_REG_P2P_WR_BYTES_HI);
+			lo = readl(fdev->regs + FACCEL_REG_P2P_WR_BYTES_LO);
+		} while (hi != readl(fdev->regs + FACCEL_REG_P2P_WR_BYTES_HI));
+	}
+	mutex_unlock(&fdev->lock);
+	if (ret)
+		return ret;
+	return sysfs_emit(buf, "%llu\n", (u64)hi << 32 | lo);
+}
+static DEVICE_ATTR_RO(p2p_write_bytes);
+
+static ssize_t crc_checks_show(struct device *dev,
+			       struct device_attribute *attr, char *buf)
+{
+	struct faccel_dev *fdev = dev_get_drvdata(dev);
+	u32 val = 0;
+	int ret;
+
+	mutex_lock(&fdev->lock);
+	ret = faccel_usable(fdev);
+	if (!ret)
+		val = readl(fdev->regs + FACCEL_REG_CRC_CHECKS);
+	mutex_unlock(&fdev->lock);
+	if (ret)
+		return ret;
+	return sysfs_emit(buf, "%u\n", val);
+}
+static DEVICE_ATTR_RO(crc_checks);
+
+static struct attribute *faccel_attrs[] = {
+	&dev_attr_p2p_write_bytes.attr,
+	&dev_attr_crc_checks.attr,
+	NULL
+};
+ATTRIBUTE_GROUPS(faccel);
+
 static int faccel_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 {
 	struct faccel_dev *fdev;
@@ -548,6 +600,7 @@ static struct pci_driver faccel_driver = {
 	.probe = faccel_probe,
 	.remove = faccel_remove,
 	.err_handler = &faccel_err_handlers,
+	.dev_groups = faccel_groups,
 };
 module_pci_driver(faccel_driver);
 

@@ -23,7 +23,7 @@
 #define FACCEL_REG_ID               0x0000  /* RO: FACCEL_ID_MAGIC */
 #define FACCEL_ID_MAGIC             0x46414343 /* "FACC" */
 #define FACCEL_REG_VERSION          0x0004  /* RO: major << 16 | minor */
-#define FACCEL_VERSION              0x00000001
+#define FACCEL_VERSION              0x00000002
 #define FACCEL_REG_MEM_SIZE_LO      0x0008  /* RO: BAR2 size, low 32 bits */
 #define FACCEL_REG_MEM_SIZE_HI      0x000c  /* RO: BAR2 size, high 32 bits */
 #define FACCEL_REG_CTRL             0x0010  /* RW */
@@ -34,6 +34,10 @@
 #define FACCEL_STATUS_ENG_ERROR     BIT(2)
 #define FACCEL_REG_SCRATCH          0x0018  /* RW, free for software */
 #define FACCEL_REG_RESET_COUNT      0x001c  /* RO: resets since power-on */
+/* Counters: monotonic since power-on, not cleared by any reset */
+#define FACCEL_REG_P2P_WR_BYTES_LO  0x0020  /* RO: bytes peers wrote to BAR2 */
+#define FACCEL_REG_P2P_WR_BYTES_HI  0x0024  /* RO: the same, bits 63:32 */
+#define FACCEL_REG_CRC_CHECKS       0x0028  /* RO: CRC commands that passed */
 
 /* Copy/CRC engine */
 #define FACCEL_REG_ENG_SRC_LO       0x0100

@@ -13,27 +13,22 @@
 
 #include "devmem_nic.h"
 
-static u64 dmnic_mac_rd64(struct dmnic *dm, u32 reg)
-{
-	return readq(dm->regs + reg);
-}
-
 static void dmnic_hw_mstats_read(struct dmnic *dm, struct dmnic_hw_mstats *m)
 {
 	unsigned int k;
 
 	memset(m, 0, sizeof(*m));
 	if (dm->caps & DMNIC_CAPS_PAUSE) {
-		m->pause_rx = dmnic_mac_rd64(dm, DMNIC_REG_G_PAUSE_RX);
-		m->pause_tx = dmnic_mac_rd64(dm, DMNIC_REG_G_PAUSE_TX);
+		m->pause_rx = dmnic_rd64(dm, DMNIC_REG_G_PAUSE_RX);
+		m->pause_tx = dmnic_rd64(dm, DMNIC_REG_G_PAUSE_TX);
 	}
 	if (!(dm->caps & DMNIC_CAPS_FEC))
 		return;
-	m->fec_corrected = dmnic_mac_rd64(dm, DMNIC_REG_G_FEC_CORRECTED);
-	m->fec_uncorr = dmnic_mac_rd64(dm, DMNIC_REG_G_FEC_UNCORR);
-	m->fec_corr_bits = dmnic_mac_rd64(dm, DMNIC_REG_G_FEC_CORR_BITS);
+	m->fec_corrected = dmnic_rd64(dm, DMNIC_REG_G_FEC_CORRECTED);
+	m->fec_uncorr = dmnic_rd64(dm, DMNIC_REG_G_FEC_UNCORR);
+	m->fec_corr_bits = dmnic_rd64(dm, DMNIC_REG_G_FEC_CORR_BITS);
 	for (k = 0; k < DMNIC_FEC_HIST_BINS; k++)
-		m->fec_hist[k] = dmnic_mac_rd64(dm, DMNIC_REG_G_FEC_HIST(k));
+		m->fec_hist[k] = dmnic_rd64(dm, DMNIC_REG_G_FEC_HIST(k));
 }
 
 static void dmnic_hw_mstats_add(struct dmnic_hw_mstats *sum,
@@ -143,9 +138,10 @@ int dmnic_get_fecparam(struct net_device *netdev,
 
 	if (!(dm->caps & DMNIC_CAPS_FEC))
 		return -EOPNOTSUPP;
-	fec->fec = ETHTOOL_FEC_RS | ETHTOOL_FEC_OFF;
 	fec->active_fec = dm->fec_mode == DMNIC_FEC_RS ? ETHTOOL_FEC_RS :
 							 ETHTOOL_FEC_OFF;
+	/* configured: what was set (the mode AUTO picked, and AUTO) */
+	fec->fec = fec->active_fec | (dm->fec_auto ? ETHTOOL_FEC_AUTO : 0);
 	return 0;
 }
 
@@ -167,6 +163,7 @@ int dmnic_set_fecparam(struct net_device *netdev,
 	default:
 		return -EINVAL;
 	}
+	dm->fec_auto = fec->fec == ETHTOOL_FEC_AUTO;
 	dmnic_mac_program(dm);
 	return 0;
 }
@@ -179,6 +176,9 @@ void dmnic_get_fec_stats(struct net_device *netdev,
 	struct dmnic_hw_mstats m;
 	unsigned int k;
 
+	/* a device before 1.3 has no counters: nothing is reported */
+	if (!(dm->caps & DMNIC_CAPS_FEC))
+		return;
 	dmnic_hw_mstats_get(dm, &m);
 	stats->corrected_blocks.total = m.fec_corrected;
 	stats->uncorrectable_blocks.total = m.fec_uncorr;

@@ -106,6 +106,7 @@ static void dmnic_reset_keep_mask(struct dmnic *dm)
 	 * read until the reset is done (else base + old counts, then less).
 	 */
 	dmnic_hw_stats_freeze(dm);
+	dmnic_psp_reset_prepare(dm);
 	dmnic_reset_hw(dm);
 	dmnic_hw_stats_thaw(dm);
 	dmnic_wr32(dm, DMNIC_REG_INT_MASK, mask);
@@ -296,12 +297,13 @@ static int dmnic_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 
 	dmnic_read_mac(dm);
 	dmnic_netdev_init(dm);
+	/* the PHC first: the netdev's hwtstamp and ts_info ops use it */
+	dmnic_ptp_init(dm);
 
 	err = register_netdev(netdev);
 	if (err)
-		goto err_free_irqs;
+		goto err_free_ptp;
 	dmnic_psp_init(dm);
-	dmnic_ptp_init(dm);
 
 	/* Admin events on; queue vectors stay unused until ndo_open. */
 	dmnic_wr32(dm, DMNIC_REG_INT_MASK, ~(u32)(DMNIC_INT_LINK | DMNIC_INT_QERR));
@@ -313,7 +315,8 @@ static int dmnic_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 		    ver >> 16, ver & 0xffff, dm->max_queues, netdev->dev_addr);
 	return 0;
 
-err_free_irqs:
+err_free_ptp:
+	dmnic_ptp_fini(dm);
 	dmnic_free_irqs(dm);
 err_free_netdev:
 	free_netdev(netdev);
@@ -343,10 +346,12 @@ static void dmnic_remove(struct pci_dev *pdev)
 	/* No more link work once the netdev starts going away. */
 	dmnic_stop_admin(dm);
 
-	dmnic_psp_fini(dm);
-	dmnic_ptp_fini(dm);
 	/* unregister_netdev() closes the device, which quiesces all queues. */
 	unregister_netdev(dm->netdev);
+	/* after the close: TX and NAPI read dm->psp */
+	dmnic_psp_fini(dm);
+	/* no ethtool or hwtstamp op can reach the PHC any more */
+	dmnic_ptp_fini(dm);
 	/*
 	 * Until the close, NAPI and ndo_tx_timeout could queue qerr_work
 	 * again: wait for it and keep it from being queued before dm is
@@ -387,6 +392,8 @@ static void dmnic_reset_prepare(struct pci_dev *pdev)
 	struct dmnic *dm = pci_get_drvdata(pdev);
 
 	dmnic_stop_admin(dm);
+	/* no feature change writes the device while it resets */
+	disable_work_sync(&dm->features_work);
 
 	rtnl_lock();
 	netdev_lock(dm->netdev);
@@ -394,6 +401,7 @@ static void dmnic_reset_prepare(struct pci_dev *pdev)
 	dmnic_quiesce(dm);
 	/* the reset clears the device's counters */
 	dmnic_hw_stats_freeze(dm);
+	dmnic_psp_reset_prepare(dm);
 	netdev_unlock(dm->netdev);
 	rtnl_unlock();
 }
@@ -411,11 +419,16 @@ static void dmnic_reset_done(struct pci_dev *pdev)
 
 	rtnl_lock();
 	netdev_lock(dm->netdev);
+	/* HW GRO/LRO as the features say: the reset turned it off */
+	dmnic_gro_program(dm, dm->netdev->features);
 	dmnic_shaper_program(dm);
 	dmnic_restart(dm);
 	netdev_unlock(dm->netdev);
 	rtnl_unlock();
 
+	/* a features recompute asked for during the reset was dropped */
+	enable_work(&dm->features_work);
+	schedule_work(&dm->features_work);
 	schedule_work(&dm->admin_work);
 	queue_delayed_work(system_dfl_wq, &dm->health_work,
 			   DMNIC_HEALTH_INTERVAL);

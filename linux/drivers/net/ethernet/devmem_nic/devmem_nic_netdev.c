@@ -15,7 +15,6 @@
 #include <linux/etherdevice.h>
 #include <linux/if_vlan.h>
 #include <linux/interrupt.h>
-#include <linux/io-64-nonatomic-lo-hi.h>
 #include <linux/unaligned.h>
 #include <net/netdev_lock.h>
 #include <net/netdev_queues.h>
@@ -191,7 +190,18 @@ static int dmnic_qvs_alloc(struct dmnic *dm, unsigned int n,
 	return 0;
 }
 
-/* Make queue pair @q live: rings into the device, NAPI and IRQ on. */
+/*
+ * NAPI and the interrupt of a halted queue pair on again, and one poll:
+ * completions may have arrived before the unmask.
+ */
+static void dmnic_qv_resume(struct dmnic *dm, struct dmnic_napi *qv)
+{
+	napi_enable_locked(&qv->napi);
+	dmnic_irq_enable(dm, qv->idx);
+	napi_schedule(&qv->napi);
+}
+
+/* Make queue pair @qv live: rings into the device, NAPI and IRQ on. */
 static void dmnic_qv_start(struct dmnic *dm, struct dmnic_napi *qv)
 {
 	unsigned int q = qv->idx;
@@ -201,10 +211,7 @@ static void dmnic_qv_start(struct dmnic *dm, struct dmnic_napi *qv)
 	dmnic_rx_hw_start(dm, &qv->rx);
 	netif_queue_set_napi(dm->netdev, q, NETDEV_QUEUE_TYPE_RX, &qv->napi);
 	netif_queue_set_napi(dm->netdev, q, NETDEV_QUEUE_TYPE_TX, &qv->napi);
-	napi_enable_locked(&qv->napi);
-	dmnic_irq_enable(dm, q);
-	/* Kick NAPI once: completions may have arrived before the unmask. */
-	napi_schedule(&qv->napi);
+	dmnic_qv_resume(dm, qv);
 }
 
 static void dmnic_qv_free_irq(struct dmnic *dm, struct dmnic_napi *qv)
@@ -254,6 +261,33 @@ static int dmnic_qv_hw_stop(struct dmnic *dm, struct dmnic_napi *qv)
 	int err_rx = dmnic_queue_hw_stop(dm, qv->idx, false);
 
 	return err_tx ?: err_rx;
+}
+
+/*
+ * The quiesce of one queue pair that restarts while the others run (TX
+ * recovery, the queue management ops, leaving AF_XDP zero-copy): halt it
+ * (dmnic_qv_halt()), no refill timer, and take the TX ring, with @rx the
+ * RX rings too, back from the device. 0: the device no longer touches
+ * them. Otherwise a direction did not stop and its buffers may still be DMA
+ * targets: the caller leaves them alone until a device reset.
+ */
+static int dmnic_qv_stop(struct dmnic *dm, struct dmnic_napi *qv, bool rx)
+{
+	dmnic_qv_halt(dm, qv);
+	timer_delete_sync(&qv->refill_timer);
+	if (rx)
+		return dmnic_qv_hw_stop(dm, qv);
+	return dmnic_queue_hw_stop(dm, qv->idx, true);
+}
+
+/*
+ * dmnic_qv_stop() failed: NAPI goes on taking completions, TX stays
+ * stopped, and the device reset rebuilds every queue.
+ */
+static void dmnic_qv_stuck(struct dmnic *dm, struct dmnic_napi *qv)
+{
+	dmnic_qv_resume(dm, qv);
+	dmnic_schedule_reset(dm);
 }
 
 /*
@@ -715,8 +749,8 @@ static int dmnic_change_mtu(struct net_device *netdev, int new_mtu)
 	/* Single buffer XDP needs every frame in one header buffer. */
 	if (dm->xdp_prog &&
 	    new_mtu > dmnic_xdp_max_mtu(dm->xdp_prog->aux->xdp_has_frags)) {
-		netdev_warn(netdev, "MTU %d too large for single buffer XDP (max %lu)\n",
-			    new_mtu, DMNIC_XDP_MAX_MTU);
+		netdev_warn(netdev, "MTU %d too large for single buffer XDP (max %u)\n",
+			    new_mtu, (u32)DMNIC_XDP_MAX_MTU);
 		return -EINVAL;
 	}
 	/* AF_XDP zero-copy: every frame in one UMEM frame */
@@ -747,8 +781,8 @@ static int dmnic_xdp_setup(struct dmnic *dm, struct bpf_prog *prog,
 	if (prog) {
 		if (netdev->mtu > dmnic_xdp_max_mtu(frags)) {
 			NL_SET_ERR_MSG_FMT_MOD(extack,
-					       "MTU %u too large for single buffer XDP (max %lu)",
-					       netdev->mtu, DMNIC_XDP_MAX_MTU);
+					       "MTU %u too large for single buffer XDP (max %u)",
+					       netdev->mtu, (u32)DMNIC_XDP_MAX_MTU);
 			return -EINVAL;
 		}
 		/* The core checks this too: single buffer XDP runs on the
@@ -831,16 +865,14 @@ static void dmnic_xsk_queue_kill(struct dmnic *dm, unsigned int q)
 {
 	struct dmnic_napi *qv = dm->qv[q];
 
-	dmnic_qv_halt(dm, qv);
 	/* a device that does not stop is reset before anything is reused */
-	if (dmnic_queue_hw_stop(dm, q, true) | dmnic_queue_hw_stop(dm, q, false))
+	if (dmnic_qv_stop(dm, qv, true))
 		dmnic_reset_dma(dm);
 	dmnic_tx_clean_all(dm, &qv->tx);
 	dmnic_xsk_rx_release(&qv->rx);
 	qv->tx.xsk_pool = NULL;
 	WRITE_ONCE(qv->rx.xsk_pool, NULL);
-	napi_enable_locked(&qv->napi);
-	dmnic_irq_enable(dm, q);
+	dmnic_qv_resume(dm, qv);
 	netdev_err(dm->netdev, "queue %u: could not leave AF_XDP zero-copy; resetting\n",
 		   q);
 	dmnic_schedule_reset(dm);
@@ -1008,10 +1040,15 @@ void dmnic_gro_program(struct dmnic *dm, netdev_features_t features)
 	dmnic_wr32(dm, DMNIC_REG_GRO_CTRL, dmnic_gro_ctrl(features));
 }
 
+/*
+ * Around a PCI reset (detached) the device is not touched: reset_done
+ * programs what netdev->features then holds.
+ */
 static int dmnic_set_features(struct net_device *netdev,
 			      netdev_features_t features)
 {
-	dmnic_gro_program(netdev_priv(netdev), features);
+	if (netif_device_present(netdev))
+		dmnic_gro_program(netdev_priv(netdev), features);
 	return 0;
 }
 
@@ -1131,14 +1168,7 @@ static int dmnic_queue_start(struct net_device *netdev,
 	page_pool_enable_direct_recycling(qv->rx.pay.pool, &qv->napi);
 
 	/* AF_XDP TX follows the RX queue's pool (the old one's TX is clean) */
-	qv->tx.xsk_pool = qv->rx.xsk_pool;
-	dmnic_tx_hw_start(dm, &qv->tx);
-	dmnic_rx_hw_start(dm, &qv->rx);
-	netif_queue_set_napi(netdev, idx, NETDEV_QUEUE_TYPE_RX, &qv->napi);
-	netif_queue_set_napi(netdev, idx, NETDEV_QUEUE_TYPE_TX, &qv->napi);
-	napi_enable_locked(&qv->napi);
-	dmnic_irq_enable(dm, idx);
-	napi_schedule(&qv->napi);
+	dmnic_qv_start(dm, qv);
 	netif_tx_wake_queue(netdev_get_tx_queue(netdev, idx));
 	return 0;
 }
@@ -1152,32 +1182,19 @@ static int dmnic_queue_stop(struct net_device *netdev, void *qmem, int idx)
 	if (!qv)
 		return -ENETDOWN;
 
-	dmnic_qv_halt(dm, qv);
-	timer_delete_sync(&qv->refill_timer);
-	netif_queue_set_napi(netdev, idx, NETDEV_QUEUE_TYPE_RX, NULL);
-	netif_queue_set_napi(netdev, idx, NETDEV_QUEUE_TYPE_TX, NULL);
-
 	/* Wait until the device does no more DMA from or into the buffers. */
-	err = dmnic_queue_hw_stop(dm, idx, true);
-	if (!err)
-		err = dmnic_queue_hw_stop(dm, idx, false);
+	err = dmnic_qv_stop(dm, qv, true);
 	if (err) {
 		/*
 		 * The device may still write the posted buffers and read the
 		 * TX ring: reposting or freeing them now risks DMA into
-		 * recycled memory. Leave the rings as they are, keep NAPI
-		 * taking completions, and reset the device; the reset
-		 * rebuilds every queue (TX stays stopped until then).
+		 * recycled memory. Leave the rings as they are.
 		 */
-		netif_queue_set_napi(netdev, idx, NETDEV_QUEUE_TYPE_RX,
-				     &qv->napi);
-		netif_queue_set_napi(netdev, idx, NETDEV_QUEUE_TYPE_TX,
-				     &qv->napi);
-		napi_enable_locked(&qv->napi);
-		dmnic_irq_enable(dm, idx);
-		dmnic_schedule_reset(dm);
+		dmnic_qv_stuck(dm, qv);
 		return err;
 	}
+	netif_queue_set_napi(netdev, idx, NETDEV_QUEUE_TYPE_RX, NULL);
+	netif_queue_set_napi(netdev, idx, NETDEV_QUEUE_TYPE_TX, NULL);
 
 	/* XDP_TX buffers go back to the old pools before they are freed. */
 	dmnic_tx_clean_all(dm, &qv->tx);
@@ -1221,27 +1238,18 @@ unsigned long dmnic_qerr_backoff(unsigned long prev, bool recent,
 static void dmnic_tx_recover(struct dmnic *dm, struct dmnic_napi *qv)
 {
 	struct netdev_queue *txq = netdev_get_tx_queue(dm->netdev, qv->idx);
-	unsigned int q = qv->idx;
-
-	/* nothing touches the TX ring while it is rebuilt */
-	dmnic_qv_halt(dm, qv);
 
 	/* Spec: clear the enable bit, reprogram, enable. Descriptors the
 	 * device did not complete are ours again: their packets are lost.
 	 */
-	if (dmnic_queue_hw_stop(dm, q, true)) {
+	if (dmnic_qv_stop(dm, qv, false)) {
 		/* Still reading the ring: nothing may be unmapped or freed. */
-		napi_enable_locked(&qv->napi);
-		dmnic_irq_enable(dm, q);
-		dmnic_schedule_reset(dm);
+		dmnic_qv_stuck(dm, qv);
 		return;
 	}
 	dmnic_tx_clean_all(dm, &qv->tx);
 	dmnic_tx_hw_start(dm, &qv->tx);
-
-	napi_enable_locked(&qv->napi);
-	dmnic_irq_enable(dm, q);
-	napi_schedule(&qv->napi);
+	dmnic_qv_resume(dm, qv);
 	netif_tx_wake_queue(txq);
 }
 
@@ -1343,12 +1351,6 @@ unlock:
 
 /* ---- the device's own counters ---- */
 
-/* A 64-bit counter in one access (spec: Conventions). */
-static u64 dmnic_rd64(struct dmnic *dm, u32 reg)
-{
-	return readq(dm->regs + reg);
-}
-
 static void dmnic_hw_qstats_read(struct dmnic *dm, unsigned int q,
 				 struct dmnic_hw_qstats *hq)
 {
@@ -1431,20 +1433,21 @@ void dmnic_hw_gstats_get(struct dmnic *dm, struct dmnic_hw_gstats *hg)
 void dmnic_hw_stats_freeze(struct dmnic *dm)
 {
 	struct dmnic_hw_gstats hg;
-	struct dmnic_hw_qstats hq;
 	unsigned int q;
 
 	if (dm->hw_stats_frozen)
 		return;
-	write_seqlock_bh(&dm->stats_lock);
-	for (q = 0; q < dm->max_queues; q++) {
-		struct dmnic_hw_qstats *b = &dm->hw_base_q[q];
-
-		dmnic_hw_qstats_read(dm, q, &hq);
-		dmnic_hw_qstats_add(b, &hq);
-	}
-	dmnic_hw_mstats_freeze(dm);
+	/*
+	 * Some 650 MMIO reads (each a VM exit) before the seqlock, with BHs
+	 * on and readers running; the write section only adds them.
+	 */
+	for (q = 0; q < dm->max_queues; q++)
+		dmnic_hw_qstats_read(dm, q, &dm->hw_freeze_q[q]);
 	dmnic_hw_gstats_read(dm, &hg);
+	dmnic_hw_mstats_freeze(dm);
+	write_seqlock_bh(&dm->stats_lock);
+	for (q = 0; q < dm->max_queues; q++)
+		dmnic_hw_qstats_add(&dm->hw_base_q[q], &dm->hw_freeze_q[q]);
 	dm->hw_base_g.rx_drop_rule += hg.rx_drop_rule;
 	dm->hw_base_g.rx_drop_badq += hg.rx_drop_badq;
 	dm->hw_base_g.rx_drop_link += hg.rx_drop_link;
@@ -1677,8 +1680,7 @@ void dmnic_netdev_init(struct dmnic *dm)
 	dm->hds_enabled = true;
 	dmnic_rss_hash_init(dm);
 	/* 1.2: a 52-byte key, and the IPv6 flow label as a hash input */
-	dm->rss_flow_label = dmnic_rd32(dm, DMNIC_REG_CAPS) &
-			     DMNIC_CAPS_RSS_FLOW_LABEL;
+	dm->rss_flow_label = dm->caps & DMNIC_CAPS_RSS_FLOW_LABEL;
 	dm->rss_key_size = DMNIC_RSS_KEY_SIZE;
 	if (dm->rss_flow_label)
 		dm->rss_key_size = clamp_t(u32,

@@ -38,7 +38,7 @@ static int dmnic_ptp_gettimex64(struct ptp_clock_info *info,
 	spin_lock_irqsave(&dm->ptp_lock, flags);
 	ptp_read_system_prets(sts);
 	/* one 64-bit read: TIME_LO samples, TIME_HI is the sample's */
-	ns = readq(dm->regs + DMNIC_REG_PTP_TIME_LO);
+	ns = dmnic_rd64(dm, DMNIC_REG_PTP_TIME_LO);
 	ptp_read_system_postts(sts);
 	spin_unlock_irqrestore(&dm->ptp_lock, flags);
 	*ts = ns_to_timespec64(ns);
@@ -88,7 +88,10 @@ static const struct ptp_clock_info dmnic_ptp_info = {
 	.settime64	= dmnic_ptp_settime64,
 };
 
-/* After register_netdev(): a CAPS_PTP device gets a PHC set to real time. */
+/*
+ * Before register_netdev() (and dmnic_ptp_fini() after unregister_netdev()):
+ * a CAPS_PTP device gets a PHC set to real time.
+ */
 void dmnic_ptp_init(struct dmnic *dm)
 {
 	struct timespec64 now;
@@ -102,7 +105,7 @@ void dmnic_ptp_init(struct dmnic *dm)
 	dmnic_ptp_settime64(&dm->ptp_info, &now);
 	clock = ptp_clock_register(&dm->ptp_info, &dm->pdev->dev);
 	if (IS_ERR(clock)) {
-		netdev_warn(dm->netdev, "no PTP clock: %pe\n", clock);
+		dev_warn(&dm->pdev->dev, "no PTP clock: %pe\n", clock);
 		clock = NULL;
 	}
 	dm->ptp_clock = clock;

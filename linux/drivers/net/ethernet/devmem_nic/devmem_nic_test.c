@@ -9,10 +9,13 @@
 
 #include <kunit/static_stub.h>
 #include <kunit/test.h>
+#include <linux/bitfield.h>
 #include <linux/etherdevice.h>
+#include <linux/io-64-nonatomic-lo-hi.h>
 #include <linux/skbuff.h>
 #include <linux/unaligned.h>
 #include <net/page_pool/helpers.h>
+#include <net/psp.h>
 #include <net/sch_generic.h>
 #include <net/tcp.h>
 
@@ -1596,3 +1599,445 @@ static struct kunit_suite dmnic_txpath_test_suite = {
 };
 
 kunit_test_suite(dmnic_txpath_test_suite);
+
+#if IS_ENABLED(CONFIG_INET_PSP)
+/*
+ * ---- PSP (issue 42) ----
+ *
+ * The driver's psp_dev_ops, its TX and RX steps, on the software queue
+ * pair above. The register file is plain memory, so a test plays the
+ * device: it writes PSP_STATUS as hw/net/devmem-nic/devmem-nic-psp.c
+ * shows it after each command before the driver reads it (ROTATE makes
+ * the key of the slot the phase does not use, adds 1 to that slot's
+ * 3-bit generation and flips the phase; a reset clears both keys, both
+ * generations and the phase; results are OK).
+ */
+
+#define DMNIC_TEST_CASE_NAMED(fn, str)					\
+	{ .run_case = fn, .name = str, .module_name = KBUILD_MODNAME }
+
+struct dmnic_test_psp_dev {
+	u32 phase, gen[2], valid;
+};
+
+static void dmnic_test_psp_status(struct dmnic_test_nic *n,
+				  const struct dmnic_test_psp_dev *d)
+{
+	writel(d->phase | (d->valid & 3) << 1 |
+	       d->gen[0] << DMNIC_PSP_STATUS_GEN0_SHIFT |
+	       d->gen[1] << DMNIC_PSP_STATUS_GEN1_SHIFT,
+	       n->dm->regs + DMNIC_REG_PSP_STATUS);
+}
+
+/* The device's ROTATE, ahead of the driver's command */
+static void dmnic_test_psp_rotate(struct dmnic_test_nic *n,
+				  struct dmnic_test_psp_dev *d)
+{
+	u32 k = !d->phase;
+
+	d->valid |= BIT(k);
+	d->gen[k] = (d->gen[k] + 1) & DMNIC_PSP_STATUS_GEN_MASK;
+	d->phase = k;
+	dmnic_test_psp_status(n, d);
+}
+
+static void dmnic_test_psp_fini(void *data)
+{
+	dmnic_psp_fini(data);
+}
+
+/* dmnic_psp_init() on the software pair (its ROTATE: slot 1, gen 1) */
+static struct psp_dev *dmnic_test_psp_init(struct kunit *test,
+					   struct dmnic_test_nic *n,
+					   struct dmnic_test_psp_dev *d)
+{
+	struct psp_dev *psd;
+	int err;
+
+	memset(d, 0, sizeof(*d));
+	writel(DMNIC_CAPS_PSP, n->dm->regs + DMNIC_REG_CAPS);
+	dmnic_test_psp_rotate(n, d);
+	dmnic_psp_init(n->dm);
+	psd = rcu_access_pointer(n->netdev->psp_dev);
+	KUNIT_ASSERT_NOT_NULL_MSG(test, psd, "no PSP device");
+	err = kunit_add_action_or_reset(test, dmnic_test_psp_fini, n->dm);
+	KUNIT_ASSERT_EQ(test, err, 0);
+	return psd;
+}
+
+/* An rx_spi_alloc op under psd->lock, as the PSP core calls it */
+static int dmnic_test_psp_spi(struct psp_dev *psd, struct psp_key_parsed *k)
+{
+	int err;
+
+	mutex_lock(&psd->lock);
+	err = psd->ops->rx_spi_alloc(psd, PSP_VERSION_HDR0_AES_GCM_128, k,
+				     NULL);
+	mutex_unlock(&psd->lock);
+	return err;
+}
+
+/* The core's key-rotate: the next generation first, then the op */
+static int dmnic_test_psp_key_rotate(struct dmnic_test_nic *n,
+				     struct dmnic_test_psp_dev *d,
+				     struct psp_dev *psd)
+{
+	int err;
+
+	mutex_lock(&psd->lock);
+	psd->generation = (psd->generation + 1) & PSP_GEN_VALID_MASK;
+	dmnic_test_psp_rotate(n, d);
+	err = psd->ops->key_rotate(psd, NULL);
+	mutex_unlock(&psd->lock);
+	return err;
+}
+
+/*
+ * A frame the device decrypted (ICV stripped): Ethernet, IPv4, UDP to
+ * port 1000, the PSP header of @spi, TCP, 16 payload bytes.
+ */
+static struct sk_buff *dmnic_test_psp_frame(struct kunit *test, __be32 spi)
+{
+	unsigned int l4 = sizeof(struct udphdr) + sizeof(struct psphdr) +
+			  sizeof(struct tcphdr) + 16;
+	struct sk_buff *skb;
+	struct psphdr *ph;
+	struct udphdr *uh;
+	struct tcphdr *th;
+	struct ethhdr *eth;
+	struct iphdr *iph;
+
+	skb = alloc_skb(ETH_HLEN + sizeof(*iph) + l4, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	eth = skb_put_zero(skb, ETH_HLEN);
+	eth->h_proto = htons(ETH_P_IP);
+	iph = skb_put_zero(skb, sizeof(*iph));
+	iph->version = 4;
+	iph->ihl = 5;
+	iph->ttl = 64;
+	iph->protocol = IPPROTO_UDP;
+	iph->tot_len = htons(sizeof(*iph) + l4);
+	iph->saddr = htonl(0xc0000501);
+	iph->daddr = htonl(0xc0000502);
+	iph->check = ip_fast_csum((u8 *)iph, iph->ihl);
+	uh = skb_put_zero(skb, sizeof(*uh));
+	uh->source = htons(40000);
+	uh->dest = htons(PSP_DEFAULT_UDP_PORT);
+	uh->len = htons(l4);
+	ph = skb_put_zero(skb, sizeof(*ph));
+	ph->nexthdr = IPPROTO_TCP;
+	ph->hdrlen = PSP_HDRLEN_NOOPT;
+	ph->verfl = FIELD_PREP(PSPHDR_VERFL_VERSION,
+			       PSP_VERSION_HDR0_AES_GCM_128) |
+		    PSPHDR_VERFL_ONE;
+	ph->spi = spi;
+	th = skb_put_zero(skb, sizeof(*th));
+	th->source = htons(5201);
+	th->dest = htons(5202);
+	th->doff = 5;
+	memset(skb_put(skb, 16), 0x5a, 16);
+	return skb;
+}
+
+/*
+ * The kernel's generation dmnic_psp_rcv() gives a frame of @spi that the
+ * device reports with device generation @dgen (RXC_F_PSP_GEN), or -1 if
+ * it drops the frame.
+ */
+static int dmnic_test_psp_rcv_gen(struct kunit *test, struct dmnic_test_nic *n,
+				  __be32 spi, u32 dgen)
+{
+	struct sk_buff *skb = dmnic_test_psp_frame(test, spi);
+	struct psp_skb_ext *pse;
+	int gen = -1;
+
+	if (dmnic_psp_rcv(n->dm, skb, DMNIC_RXC_F_PSP |
+			  dgen << DMNIC_RXC_F_PSP_GEN_SHIFT)) {
+		pse = skb_ext_find(skb, SKB_EXT_PSP);
+		KUNIT_EXPECT_NOT_NULL(test, pse);
+		KUNIT_EXPECT_EQ(test, pse ? pse->spi : 0, spi);
+		gen = pse ? pse->generation : -1;
+	}
+	kfree_skb(skb);
+	return gen;
+}
+
+/*
+ * Issue 42 H1: the device keeps a generation per key slot, and after a
+ * rotation both slots can show the same one. A connection made before one
+ * key rotation is a previous-key association: PSP keeps it valid until
+ * the next rotation, so its packets must carry the generation it was made
+ * under (psp_pse_matches_pas()), not the new key's.
+ */
+static void dmnic_test_psp_rotate_once(struct kunit *test)
+{
+	struct dmnic_test_nic *n = dmnic_test_nic_alloc(test);
+	struct psp_key_parsed a, b;
+	struct dmnic_test_psp_dev d;
+	struct psp_dev *psd;
+
+	psd = dmnic_test_psp_init(test, n, &d);
+	KUNIT_ASSERT_EQ(test, dmnic_test_psp_spi(psd, &a), 0);
+	KUNIT_EXPECT_EQ(test, be32_to_cpu(a.spi), DMNIC_PSP_SPI_PHASE | 1);
+	KUNIT_ASSERT_EQ(test, dmnic_test_psp_key_rotate(n, &d, psd), 0);
+	KUNIT_ASSERT_EQ(test, psd->generation, 1);
+	KUNIT_ASSERT_EQ(test, dmnic_test_psp_spi(psd, &b), 0);
+	KUNIT_EXPECT_EQ(test, be32_to_cpu(b.spi), 1U);
+	/* both slots at device generation 1 now */
+	KUNIT_ASSERT_EQ(test, d.gen[0], d.gen[1]);
+
+	KUNIT_EXPECT_EQ_MSG(test, dmnic_test_psp_rcv_gen(test, n, a.spi,
+							 d.gen[1]), 0,
+			    "a previous-key connection's packet got the new generation (the kernel drops it)");
+	KUNIT_EXPECT_EQ(test, dmnic_test_psp_rcv_gen(test, n, b.spi, d.gen[0]),
+			1);
+
+	/* a second rotation: b's key is the previous one, a's is gone */
+	KUNIT_ASSERT_EQ(test, dmnic_test_psp_key_rotate(n, &d, psd), 0);
+	KUNIT_EXPECT_EQ(test, dmnic_test_psp_rcv_gen(test, n, b.spi, d.gen[0]),
+			1);
+}
+
+/*
+ * Issue 42 M1: a device reset makes a new device key under the kernel's
+ * current generation. A new association must not get the (SPI,
+ * generation) of one made before the reset: that socket would accept the
+ * new association's peer's packets (the outer addresses are not
+ * authenticated).
+ */
+static void dmnic_test_psp_reset_spi(struct kunit *test)
+{
+	struct dmnic_test_nic *n = dmnic_test_nic_alloc(test);
+	struct dmnic_test_psp_dev d;
+	struct psp_key_parsed a, b;
+	struct psp_dev *psd;
+	u8 gen_a;
+	int gen_b;
+
+	psd = dmnic_test_psp_init(test, n, &d);
+	KUNIT_ASSERT_EQ(test, dmnic_test_psp_spi(psd, &a), 0);
+	gen_a = psd->generation;
+
+	dmnic_psp_reset_prepare(n->dm);
+	memset(&d, 0, sizeof(d));		/* the reset */
+	dmnic_test_psp_rotate(n, &d);		/* restore's ROTATE */
+	dmnic_psp_restore(n->dm);
+
+	KUNIT_ASSERT_EQ(test, dmnic_test_psp_spi(psd, &b), 0);
+	gen_b = dmnic_test_psp_rcv_gen(test, n, b.spi, d.gen[1]);
+	KUNIT_EXPECT_GE(test, gen_b, 0);
+	KUNIT_EXPECT_FALSE_MSG(test, b.spi == a.spi && gen_b == gen_a,
+			       "SPI %#x reused under generation %u after the reset",
+			       be32_to_cpu(b.spi), gen_a);
+}
+
+/*
+ * Issue 42 M4: a PSP command must not straddle a device reset (a TX SA
+ * written after the reset with the key registers the reset cleared has
+ * an all-zero key). Between reset_prepare and the restore, commands fail
+ * and nothing reaches the device's command register.
+ */
+static void dmnic_test_psp_ops_vs_reset(struct kunit *test)
+{
+	struct dmnic_test_nic *n = dmnic_test_nic_alloc(test);
+	struct dmnic_test_psp_dev d;
+	struct psp_key_parsed k;
+	struct psp_assoc *pas;
+	struct psp_dev *psd;
+	int err;
+
+	psd = dmnic_test_psp_init(test, n, &d);
+	pas = kunit_kzalloc(test, sizeof(*pas) + sizeof(u32), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, pas);
+	pas->psd = psd;
+	pas->version = PSP_VERSION_HDR0_AES_GCM_128;
+	pas->tx.spi = cpu_to_be32(0x12345);
+	memset(pas->tx.key, 0x11, sizeof(pas->tx.key));
+
+	dmnic_psp_reset_prepare(n->dm);
+	writel(0xdead, n->dm->regs + DMNIC_REG_PSP_CMD);
+	mutex_lock(&psd->lock);
+	err = psd->ops->tx_key_add(psd, pas, NULL);
+	mutex_unlock(&psd->lock);
+	KUNIT_EXPECT_EQ_MSG(test, err, -EBUSY, "TX SA written during a reset");
+	KUNIT_EXPECT_EQ(test, dmnic_test_psp_spi(psd, &k), -EBUSY);
+	KUNIT_EXPECT_EQ_MSG(test, readl(n->dm->regs + DMNIC_REG_PSP_CMD), 0xdead,
+			    "a command reached the device during its reset");
+
+	memset(&d, 0, sizeof(d));
+	dmnic_test_psp_rotate(n, &d);
+	dmnic_psp_restore(n->dm);
+	mutex_lock(&psd->lock);
+	err = psd->ops->tx_key_add(psd, pas, NULL);
+	if (!err)
+		psd->ops->tx_key_del(psd, pas);
+	mutex_unlock(&psd->lock);
+	KUNIT_EXPECT_EQ_MSG(test, err, 0, "TX SA after the reset");
+}
+
+/*
+ * Issue 42 M3: dmnic_xmit() returning NETDEV_TX_BUSY gives the stack
+ * back an skb it requeues as it is; a PSP skb must come back without the
+ * UDP and PSP headers, else the retry pushes a second pair.
+ */
+static void dmnic_test_psp_tx_busy(struct kunit *test)
+{
+	struct dmnic_test_nic *n = dmnic_test_nic_alloc(test);
+	struct netdev_queue *txq = netdev_get_tx_queue(n->netdev, 0);
+	unsigned int plen = sizeof(struct iphdr) + sizeof(struct tcphdr) + 64;
+	struct dmnic_tx_ring *tx = &n->qv->tx;
+	struct dmnic_test_psp_dev d;
+	struct psp_assoc *pas;
+	struct psp_dev *psd;
+	struct sk_buff *skb;
+	struct iphdr *iph;
+	struct tcphdr *th;
+	netdev_tx_t ret;
+	struct sock *sk;
+	unsigned int i;
+	u32 first;
+
+	psd = dmnic_test_psp_init(test, n, &d);
+	pas = kunit_kzalloc(test, sizeof(*pas) + sizeof(u32), GFP_KERNEL);
+	sk = kunit_kzalloc(test, sizeof(struct tcp_sock), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, pas);
+	KUNIT_ASSERT_NOT_NULL(test, sk);
+	pas->psd = psd;
+	pas->version = PSP_VERSION_HDR0_AES_GCM_128;
+	pas->tx.spi = cpu_to_be32(0x80000007);
+	*(u32 *)psp_assoc_drv_data(pas) = 3;	/* its TX SA */
+	sk->sk_family = AF_INET;
+	sk->sk_state = TCP_ESTABLISHED;
+	sock_net_set(sk, &init_net);
+	rcu_assign_pointer(sk->psp_assoc, pas);
+
+	/* a TCP segment of the PSP socket, as the stack hands it over */
+	skb = alloc_skb(LL_MAX_HEADER + ETH_HLEN + plen, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	skb_reserve(skb, LL_MAX_HEADER);
+	skb_reset_mac_header(skb);
+	skb_put_zero(skb, ETH_HLEN);
+	skb_set_network_header(skb, ETH_HLEN);
+	iph = skb_put_zero(skb, sizeof(*iph));
+	iph->version = 4;
+	iph->ihl = 5;
+	iph->ttl = 64;
+	iph->protocol = IPPROTO_TCP;
+	iph->tot_len = htons(plen);
+	skb_set_transport_header(skb, ETH_HLEN + sizeof(*iph));
+	th = skb_put_zero(skb, sizeof(*th));
+	th->source = htons(5201);
+	th->dest = htons(5202);
+	th->doff = 5;
+	skb_put_zero(skb, 64);
+	skb->protocol = htons(ETH_P_IP);
+	skb->sk = sk;
+	skb->decrypted = 1;
+	skb_set_queue_mapping(skb, 0);
+
+	/* a ring full of packets the device has not completed */
+	for (i = 0; i < tx->size - 1; i++)
+		dmnic_test_post(test, n, 0);
+	local_bh_disable();
+	__netif_tx_lock(txq, smp_processor_id());
+	ret = dmnic_xmit(skb, n->netdev);
+	__netif_tx_unlock(txq);
+	local_bh_enable();
+	KUNIT_ASSERT_EQ(test, ret, NETDEV_TX_BUSY);
+	KUNIT_EXPECT_EQ_MSG(test, skb->len, ETH_HLEN + plen,
+			    "the busy skb came back changed");
+
+	/* the device completes them; the stack sends the skb again */
+	for (i = 0; i < tx->size - 1; i++)
+		dmnic_test_complete(n, i);
+	local_bh_disable();
+	dmnic_poll(&n->qv->napi, 0);	/* TX completions only */
+	netif_tx_wake_queue(txq);
+	local_bh_enable();
+	first = tx->tail;
+	local_bh_disable();
+	__netif_tx_lock(txq, smp_processor_id());
+	ret = dmnic_xmit(skb, n->netdev);
+	__netif_tx_unlock(txq);
+	local_bh_enable();
+	KUNIT_ASSERT_EQ(test, ret, NETDEV_TX_OK);
+	KUNIT_EXPECT_PTR_EQ(test, tx->bufs[first].skb, skb);
+	KUNIT_EXPECT_EQ_MSG(test, skb->len, ETH_HLEN + PSP_ENCAP_HLEN + plen,
+			    "%u bytes of headers added, one UDP+PSP pair is %zu",
+			    skb->len - ETH_HLEN - plen, PSP_ENCAP_HLEN);
+	th = (struct tcphdr *)(skb->data + ETH_HLEN + sizeof(*iph) +
+			       PSP_ENCAP_HLEN);
+	KUNIT_EXPECT_EQ(test, th->source, htons(5201));
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(tx->desc[first].psp_sa), 3U);
+	/* the ring's cleanup frees it: not a socket's skb any more */
+	skb->sk = NULL;
+	RCU_INIT_POINTER(sk->psp_assoc, NULL);
+}
+
+/*
+ * Issue 42 L1: the PSP counters are monotonic across a device reset,
+ * which clears the device's; during the reset no register is read (on
+ * PCIe a device in reset reads all ones).
+ */
+static void dmnic_test_psp_stats_reset(struct kunit *test)
+{
+	struct dmnic_test_nic *n = dmnic_test_nic_alloc(test);
+	void __iomem *rxp = n->dm->regs + DMNIC_QREG(0, DMNIC_Q_PSP_RX_PACKETS);
+	void __iomem *af = n->dm->regs + DMNIC_REG_G_PSP_RX_AUTH_FAIL;
+	struct psp_dev_stats st;
+	struct dmnic_test_psp_dev d;
+	struct psp_dev *psd;
+
+	psd = dmnic_test_psp_init(test, n, &d);
+	writeq(100, rxp);
+	writeq(3, af);
+	mutex_lock(&psd->lock);
+	psd->ops->get_stats(psd, &st);
+	mutex_unlock(&psd->lock);
+	KUNIT_EXPECT_EQ(test, st.rx_packets, 100);
+	KUNIT_EXPECT_EQ(test, st.rx_auth_fail, 3);
+
+	dmnic_psp_reset_prepare(n->dm);
+	writeq(~0ULL, rxp);		/* a device in reset */
+	writeq(~0ULL, af);
+	mutex_lock(&psd->lock);
+	psd->ops->get_stats(psd, &st);
+	mutex_unlock(&psd->lock);
+	KUNIT_EXPECT_EQ_MSG(test, st.rx_packets, 100,
+			    "counters read from a device in reset");
+	KUNIT_EXPECT_EQ(test, st.rx_auth_fail, 3);
+
+	writeq(5, rxp);			/* counting again from 0 */
+	writeq(0, af);
+	memset(&d, 0, sizeof(d));
+	dmnic_test_psp_rotate(n, &d);
+	dmnic_psp_restore(n->dm);
+	mutex_lock(&psd->lock);
+	psd->ops->get_stats(psd, &st);
+	mutex_unlock(&psd->lock);
+	KUNIT_EXPECT_EQ_MSG(test, st.rx_packets, 105,
+			    "rx-packets went back after the reset");
+	KUNIT_EXPECT_EQ(test, st.rx_auth_fail, 3);
+}
+
+static struct kunit_case dmnic_psp_test_cases[] = {
+	DMNIC_TEST_CASE_NAMED(dmnic_test_psp_rotate_once,
+			      "psp-rotate-once-keeps-previous"),
+	DMNIC_TEST_CASE_NAMED(dmnic_test_psp_reset_spi,
+			      "psp-reset-no-spi-reuse"),
+	DMNIC_TEST_CASE_NAMED(dmnic_test_psp_ops_vs_reset,
+			      "psp-ops-vs-reset"),
+	DMNIC_TEST_CASE_NAMED(dmnic_test_psp_tx_busy,
+			      "psp-tx-busy-one-header"),
+	DMNIC_TEST_CASE_NAMED(dmnic_test_psp_stats_reset,
+			      "psp-stats-across-reset"),
+	{}
+};
+
+static struct kunit_suite dmnic_psp_test_suite = {
+	.name = "devmem_nic_psp",
+	.test_cases = dmnic_psp_test_cases,
+};
+
+kunit_test_suite(dmnic_psp_test_suite);
+#endif

@@ -766,6 +766,25 @@ netdev_tx_t dmnic_xmit(struct sk_buff *skb, struct net_device *netdev)
 	}
 	tx = &qv->tx;
 
+	/*
+	 * XDP_TX takes ring space without stopping the queue, so the ring can
+	 * be full here. Stop with the re-check against a completion that
+	 * freed room meanwhile (it would not wake a queue not yet stopped).
+	 * Before the PSP encapsulation: the stack requeues a busy skb as it
+	 * is, and must not get it back with its UDP and PSP headers (they
+	 * would be pushed twice).
+	 */
+	if (unlikely(!netif_txq_maybe_stop(txq,
+					   dmnic_ring_space(tx->head, tx->tail,
+							    tx->size),
+					   skb_shinfo(skb)->nr_frags + 1,
+					   DMNIC_TX_DESC_NEEDED))) {
+		u64_stats_update_begin(&tx->stats.syncp);
+		tx->stats.stop++;
+		u64_stats_update_end(&tx->stats.syncp);
+		return NETDEV_TX_BUSY;
+	}
+
 	psp = dmnic_psp_xmit(dm, skb);
 	if (unlikely(psp < 0))
 		goto drop;
@@ -778,22 +797,6 @@ netdev_tx_t dmnic_xmit(struct sk_buff *skb, struct net_device *netdev)
 		     len > (skb_is_gso(skb) ? DMNIC_TSO_MAX_FRAME :
 			    DMNIC_TX_MAX_FRAME) || !len))
 		goto drop;
-
-	/*
-	 * XDP_TX takes ring space without stopping the queue, so the ring can
-	 * be full here. Stop with the re-check against a completion that
-	 * freed room meanwhile (it would not wake a queue not yet stopped).
-	 */
-	if (unlikely(!netif_txq_maybe_stop(txq,
-					   dmnic_ring_space(tx->head, tx->tail,
-							    tx->size),
-					   skb_shinfo(skb)->nr_frags + 1,
-					   DMNIC_TX_DESC_NEEDED))) {
-		u64_stats_update_begin(&tx->stats.syncp);
-		tx->stats.stop++;
-		u64_stats_update_end(&tx->stats.syncp);
-		return NETDEV_TX_BUSY;
-	}
 
 	first = tx->tail;
 	if (!dmnic_tx_map(dm, tx, skb))
@@ -827,6 +830,9 @@ netdev_tx_t dmnic_xmit(struct sk_buff *skb, struct net_device *netdev)
 	return NETDEV_TX_OK;
 
 drop:
+	/* a PSP packet dropped after its encapsulation: a PSP TX error */
+	if (psp > 0)
+		dmnic_psp_tx_dropped(dm);
 	u64_stats_update_begin(&tx->stats.syncp);
 	tx->stats.dropped++;
 	u64_stats_update_end(&tx->stats.syncp);
@@ -1712,83 +1718,6 @@ static void dmnic_rx_xdp_count(struct dmnic_rx_queue *rx, u32 len, u64 *which)
 }
 
 /*
- * EOP on an XDP queue: run the program on the assembled frame (header
- * buffer plus frags) and act on the verdict. A single buffer program never
- * sees a frame with frags: such frames (longer than the XDP MTU) are
- * dropped. Without a program (it is being detached) the frame passes.
- */
-static void dmnic_rx_finish_xdp(struct dmnic *dm, struct dmnic_napi *qv,
-				const struct dmnic_rx_cmpl *c, u32 flags,
-				struct bpf_prog *prog, bool *redir)
-{
-	struct dmnic_rx_queue *rx = &qv->rx;
-	struct xdp_buff *xdp = &rx->xbuf.xdp;
-	u32 pkt_len = xdp_get_buff_len(xdp);
-	struct sk_buff *skb;
-	u32 act = XDP_PASS;
-
-	if (unlikely(!dmnic_rx_pkt_len_ok(le32_to_cpu(c->pkt_len), pkt_len))) {
-		dmnic_rx_drop(rx);
-		return;
-	}
-	if (prog) {
-		if (xdp_buff_has_frags(xdp) && !prog->aux->xdp_has_frags) {
-			dmnic_rx_drop(rx);
-			return;
-		}
-		rx->xbuf.cmpl = c;
-		act = bpf_prog_run_xdp(prog, xdp);
-		rx->xbuf.cmpl = NULL;
-	}
-	switch (act) {
-	case XDP_REDIRECT:
-		/* The target takes the header page and the frags. */
-		if (!xdp_do_redirect(dm->netdev, xdp, prog)) {
-			rx->xbuf_hdr = 0;
-			*redir = true;
-			dmnic_rx_xdp_count(rx, pkt_len, &rx->stats.xdp_redirect);
-			return;
-		}
-		trace_xdp_exception(dm->netdev, prog, act);
-		break;
-	case XDP_PASS:
-		/* The skb takes over the header page and the frags. */
-		skb = xdp_build_skb_from_buff(xdp);
-		if (unlikely(!skb)) {
-			dmnic_rx_alloc_failed(rx);
-			dmnic_rx_drop(rx);
-			return;
-		}
-		rx->xbuf_hdr = 0;
-		dmnic_rx_deliver(dm, rx, &qv->napi, skb, c, flags, pkt_len);
-		return;
-	case XDP_TX:
-		if (dmnic_xdp_tx(dm, qv, xdp, rx->xbuf_hdr)) {
-			/* the TX completion recycles the buffers */
-			rx->xbuf_hdr = 0;
-			dmnic_rx_xdp_count(rx, pkt_len, &rx->stats.xdp_tx);
-			return;
-		}
-		u64_stats_update_begin(&rx->stats.syncp);
-		rx->stats.xdp_tx_errors++;
-		u64_stats_update_end(&rx->stats.syncp);
-		trace_xdp_exception(dm->netdev, prog, act);
-		break;
-	default:
-		bpf_warn_invalid_xdp_action(dm->netdev, prog, act);
-		fallthrough;
-	case XDP_ABORTED:
-		trace_xdp_exception(dm->netdev, prog, act);
-		fallthrough;
-	case XDP_DROP:
-		break;
-	}
-	/* XDP is the first layer of the stack: its drops were received. */
-	dmnic_rx_xdp_count(rx, pkt_len, &rx->stats.xdp_drops);
-	dmnic_rx_xbuf_put(rx, true);
-}
-
-/*
  * AF_XDP zero-copy XDP_TX: send the UMEM frame from where the program left
  * it; the TX completion gives it back to the pool.
  */
@@ -1829,6 +1758,141 @@ static bool dmnic_xsk_xdp_tx(struct dmnic *dm, struct dmnic_napi *qv,
 	}
 	__netif_tx_unlock(txq);
 	return ok;
+}
+
+/*
+ * The verdict @act of the program on a received frame of @len bytes, for
+ * the page-pool (@zc false) and the zero-copy path alike: XDP_TX and
+ * XDP_REDIRECT send the frame on, and every verdict is counted. Returns
+ * XDP_PASS (the caller builds the skb), XDP_DROP (the caller frees the
+ * frame), or XDP_TX / XDP_REDIRECT (the frame is gone).
+ *
+ * A frame the device decrypted (PSP) leaves by neither: its payload is
+ * plaintext, which PSP never puts on a wire; it is dropped (docs/psp.md).
+ */
+static u32 dmnic_rx_xdp_act(struct dmnic *dm, struct dmnic_napi *qv,
+			    struct xdp_buff *xdp, struct bpf_prog *prog,
+			    u32 act, u32 len, u32 flags, bool zc, bool *redir)
+{
+	struct dmnic_rx_queue *rx = &qv->rx;
+	bool sent;
+
+	if (unlikely(flags & DMNIC_RXC_F_PSP) &&
+	    (act == XDP_TX || act == XDP_REDIRECT)) {
+		trace_xdp_exception(dm->netdev, prog, act);
+		act = XDP_DROP;
+	}
+	switch (act) {
+	case XDP_PASS:
+		return XDP_PASS;
+	case XDP_REDIRECT:
+		/* The target takes the frame (header page and frags). */
+		if (!xdp_do_redirect(dm->netdev, xdp, prog)) {
+			if (!zc)
+				rx->xbuf_hdr = 0;
+			*redir = true;
+			dmnic_rx_xdp_count(rx, len, &rx->stats.xdp_redirect);
+			return XDP_REDIRECT;
+		}
+		trace_xdp_exception(dm->netdev, prog, act);
+		break;
+	case XDP_TX:
+		/* the TX completion recycles the buffers */
+		sent = zc ? dmnic_xsk_xdp_tx(dm, qv, xdp) :
+			    dmnic_xdp_tx(dm, qv, xdp, rx->xbuf_hdr);
+		if (sent) {
+			if (!zc)
+				rx->xbuf_hdr = 0;
+			dmnic_rx_xdp_count(rx, len, &rx->stats.xdp_tx);
+			return XDP_TX;
+		}
+		u64_stats_update_begin(&rx->stats.syncp);
+		rx->stats.xdp_tx_errors++;
+		u64_stats_update_end(&rx->stats.syncp);
+		trace_xdp_exception(dm->netdev, prog, act);
+		break;
+	default:
+		bpf_warn_invalid_xdp_action(dm->netdev, prog, act);
+		fallthrough;
+	case XDP_ABORTED:
+		trace_xdp_exception(dm->netdev, prog, act);
+		fallthrough;
+	case XDP_DROP:
+		break;
+	}
+	/* XDP is the first layer of the stack: its drops were received. */
+	dmnic_rx_xdp_count(rx, len, &rx->stats.xdp_drops);
+	return XDP_DROP;
+}
+
+/*
+ * XDP_PASS of a frame the device decrypted: psp_dev_rcv() as on the
+ * path without XDP (the skb is past eth_type_trans(): back to the MAC
+ * header, and again after). False: drop it; a decrypted frame never goes
+ * up as the UDP datagram it still looks like.
+ */
+static bool dmnic_rx_xdp_psp(struct dmnic *dm, struct sk_buff *skb, u32 flags)
+{
+	if (!(flags & DMNIC_RXC_F_PSP))
+		return true;
+	/* the program's metadata ends at the MAC header, which moves */
+	skb_metadata_clear(skb);
+	skb_push(skb, skb->data - skb_mac_header(skb));
+	if (!dmnic_psp_rcv(dm, skb, flags))
+		return false;
+	skb->protocol = eth_type_trans(skb, dm->netdev);
+	return true;
+}
+
+/*
+ * EOP on an XDP queue: run the program on the assembled frame (header
+ * buffer plus frags) and act on the verdict. A single buffer program never
+ * sees a frame with frags: such frames (longer than the XDP MTU) are
+ * dropped. Without a program (it is being detached) the frame passes.
+ */
+static void dmnic_rx_finish_xdp(struct dmnic *dm, struct dmnic_napi *qv,
+				const struct dmnic_rx_cmpl *c, u32 flags,
+				struct bpf_prog *prog, bool *redir)
+{
+	struct dmnic_rx_queue *rx = &qv->rx;
+	struct xdp_buff *xdp = &rx->xbuf.xdp;
+	u32 pkt_len = xdp_get_buff_len(xdp);
+	struct sk_buff *skb;
+	u32 act = XDP_PASS;
+
+	if (unlikely(!dmnic_rx_pkt_len_ok(le32_to_cpu(c->pkt_len), pkt_len))) {
+		dmnic_rx_drop(rx);
+		return;
+	}
+	if (prog) {
+		if (xdp_buff_has_frags(xdp) && !prog->aux->xdp_has_frags) {
+			dmnic_rx_drop(rx);
+			return;
+		}
+		rx->xbuf.cmpl = c;
+		act = bpf_prog_run_xdp(prog, xdp);
+		rx->xbuf.cmpl = NULL;
+	}
+	act = dmnic_rx_xdp_act(dm, qv, xdp, prog, act, pkt_len, flags, false,
+			       redir);
+	if (act == XDP_DROP)
+		dmnic_rx_xbuf_put(rx, true);
+	if (act != XDP_PASS)
+		return;
+	/* The skb takes over the header page and the frags. */
+	skb = xdp_build_skb_from_buff(xdp);
+	if (unlikely(!skb)) {
+		dmnic_rx_alloc_failed(rx);
+		dmnic_rx_drop(rx);
+		return;
+	}
+	rx->xbuf_hdr = 0;
+	if (unlikely(!dmnic_rx_xdp_psp(dm, skb, flags))) {
+		rx->skb = skb;
+		dmnic_rx_drop(rx);
+		return;
+	}
+	dmnic_rx_deliver(dm, rx, &qv->napi, skb, c, flags, pkt_len);
 }
 
 /*
@@ -1942,47 +2006,25 @@ static void dmnic_xsk_finish(struct dmnic *dm, struct dmnic_napi *qv,
 		act = bpf_prog_run_xdp(prog, xdp);
 		xb->cmpl = NULL;
 	}
-	switch (act) {
-	case XDP_REDIRECT:
-		if (!xdp_do_redirect(dm->netdev, xdp, prog)) {
-			*redir = true;
-			dmnic_rx_xdp_count(rx, len, &rx->stats.xdp_redirect);
-			return;
-		}
-		trace_xdp_exception(dm->netdev, prog, act);
-		break;
-	case XDP_PASS:
-		/* copied out: the UMEM frame goes back to the pool */
-		skb = xdp_build_skb_from_zc(xdp);
-		if (unlikely(!skb)) {
-			xsk_buff_free(xdp);
-			dmnic_rx_alloc_failed(rx);
-			dmnic_rx_drop(rx);
-			return;
-		}
-		dmnic_rx_deliver(dm, rx, &qv->napi, skb, c, flags, len);
+	act = dmnic_rx_xdp_act(dm, qv, xdp, prog, act, len, flags, true, redir);
+	if (act == XDP_DROP)
+		xsk_buff_free(xdp);
+	if (act != XDP_PASS)
 		return;
-	case XDP_TX:
-		if (dmnic_xsk_xdp_tx(dm, qv, xdp)) {
-			dmnic_rx_xdp_count(rx, len, &rx->stats.xdp_tx);
-			return;
-		}
-		u64_stats_update_begin(&rx->stats.syncp);
-		rx->stats.xdp_tx_errors++;
-		u64_stats_update_end(&rx->stats.syncp);
-		trace_xdp_exception(dm->netdev, prog, act);
-		break;
-	default:
-		bpf_warn_invalid_xdp_action(dm->netdev, prog, act);
-		fallthrough;
-	case XDP_ABORTED:
-		trace_xdp_exception(dm->netdev, prog, act);
-		fallthrough;
-	case XDP_DROP:
-		break;
+	/* copied out: the UMEM frame goes back to the pool */
+	skb = xdp_build_skb_from_zc(xdp);
+	if (unlikely(!skb)) {
+		xsk_buff_free(xdp);
+		dmnic_rx_alloc_failed(rx);
+		dmnic_rx_drop(rx);
+		return;
 	}
-	dmnic_rx_xdp_count(rx, len, &rx->stats.xdp_drops);
-	xsk_buff_free(xdp);
+	if (unlikely(!dmnic_rx_xdp_psp(dm, skb, flags))) {
+		rx->skb = skb;
+		dmnic_rx_drop(rx);
+		return;
+	}
+	dmnic_rx_deliver(dm, rx, &qv->napi, skb, c, flags, len);
 }
 
 static int dmnic_rx_clean(struct dmnic *dm, struct dmnic_napi *qv, int budget)
