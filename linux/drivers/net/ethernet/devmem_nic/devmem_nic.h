@@ -430,7 +430,7 @@ struct dmnic {
 	bool rss_sym_xor;		/* input_xfrm RXH_XFRM_SYM_XOR */
 	/* tables of RSS contexts 1.. (row 0 unused: rss_indir), live bits */
 	u32 rss_ctx_indir[DMNIC_RSS_NUM_CTX][DMNIC_RSS_TBL_SIZE];
-	unsigned long rss_ctx_live;
+	DECLARE_BITMAP(rss_ctx_live, DMNIC_RSS_NUM_CTX);
 	u32 rss_num_ctx;		/* REG_RSS_NUM_CTX, <= DMNIC_RSS_NUM_CTX */
 
 	struct dmnic_rule rules[DMNIC_NUM_RULES];

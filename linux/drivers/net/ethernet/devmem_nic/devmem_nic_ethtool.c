@@ -146,7 +146,7 @@ static void dmnic_rss_resize_all(struct dmnic *dm, u32 new_size)
 	/* a user's table of context 0 only: dmnic_rss_default() does the rest */
 	ethtool_rxfh_indir_resize(dm->netdev, dm->rss_indir, old_size,
 				  new_size);
-	for_each_set_bit(ctx, &dm->rss_ctx_live, DMNIC_RSS_NUM_CTX)
+	for_each_set_bit(ctx, dm->rss_ctx_live, DMNIC_RSS_NUM_CTX)
 		dmnic_rss_indir_resize(dm->rss_ctx_indir[ctx], old_size,
 				       new_size);
 	dm->rss_indir_size = new_size;
@@ -196,7 +196,7 @@ static int dmnic_set_queue_count(struct dmnic *dm, unsigned int nq)
 		return err;
 	if (err)
 		dmnic_rss_write(dm);
-	for_each_set_bit(ctx, &dm->rss_ctx_live, DMNIC_RSS_NUM_CTX)
+	for_each_set_bit(ctx, dm->rss_ctx_live, DMNIC_RSS_NUM_CTX)
 		dmnic_rss_ctx_write(dm, ctx);
 	return err;
 }
@@ -462,7 +462,7 @@ void dmnic_rules_write_all(struct dmnic *dm)
 	unsigned int loc;
 	u32 ctx;
 
-	for_each_set_bit(ctx, &dm->rss_ctx_live, DMNIC_RSS_NUM_CTX)
+	for_each_set_bit(ctx, dm->rss_ctx_live, DMNIC_RSS_NUM_CTX)
 		dmnic_rss_ctx_write(dm, ctx);
 	dmnic_wr32(dm, DMNIC_REG_FS_CMD, DMNIC_FS_CMD_CLEAR_ALL);
 	for (loc = 0; loc < DMNIC_NUM_RULES; loc++)
@@ -567,7 +567,7 @@ static u32 dmnic_rss_table_max(struct dmnic *dm, u32 ctx)
 static int dmnic_rule_rss_check(struct dmnic *dm, u32 ctx, u64 base)
 {
 	if (ctx >= DMNIC_RSS_NUM_CTX ||
-	    (ctx && !test_bit(ctx, &dm->rss_ctx_live)))
+	    (ctx && !test_bit(ctx, dm->rss_ctx_live)))
 		return -EINVAL;
 	if (base + dmnic_rss_table_max(dm, ctx) >= dm->num_queues)
 		return -EINVAL;
@@ -861,7 +861,7 @@ void dmnic_rss_hash_init(struct dmnic *dm)
 	for (t = DMNIC_RSS_TYPE_IPV4; t <= DMNIC_RSS_NUM_TYPES; t++)
 		dm->rss_hfields[t - 1] = dmnic_rss_hf_default(t);
 	dm->rss_sym_xor = false;
-	dm->rss_ctx_live = 0;
+	bitmap_zero(dm->rss_ctx_live, DMNIC_RSS_NUM_CTX);
 }
 
 /* Hash fields and RSS_CTRL; called by dmnic_rss_write() */
@@ -971,7 +971,7 @@ static int dmnic_create_rxfh_context(struct net_device *netdev,
 	}
 	ctx->hfunc = ETH_RSS_HASH_TOP;
 	ctx->input_xfrm = dm->rss_sym_xor ? RXH_XFRM_SYM_XOR : 0;
-	set_bit(id, &dm->rss_ctx_live);
+	set_bit(id, dm->rss_ctx_live);
 	dmnic_rss_ctx_write(dm, id);
 	return 0;
 }
@@ -985,7 +985,7 @@ static int dmnic_modify_rxfh_context(struct net_device *netdev,
 	u32 id = rxfh->rss_context;
 	int err;
 
-	if (id >= DMNIC_RSS_NUM_CTX || !test_bit(id, &dm->rss_ctx_live))
+	if (id >= DMNIC_RSS_NUM_CTX || !test_bit(id, dm->rss_ctx_live))
 		return -ENOENT;
 	err = dmnic_rss_hash_check(dm, rxfh, extack);
 	if (err)
@@ -1015,10 +1015,10 @@ static int dmnic_remove_rxfh_context(struct net_device *netdev,
 	unsigned int i;
 
 	if (rss_context >= DMNIC_RSS_NUM_CTX ||
-	    !test_bit(rss_context, &dm->rss_ctx_live))
+	    !test_bit(rss_context, dm->rss_ctx_live))
 		return -ENOENT;
 	/* The core refuses while a flow rule uses the context. */
-	clear_bit(rss_context, &dm->rss_ctx_live);
+	clear_bit(rss_context, dm->rss_ctx_live);
 	for (i = 0; i < DMNIC_RSS_TBL_SIZE; i++)
 		dm->rss_ctx_indir[rss_context][i] =
 			ethtool_rxfh_indir_default(i, dm->num_queues);

@@ -1625,7 +1625,6 @@ void dmnic_netdev_init(struct dmnic *dm)
 	 * 1.3, CAPS_RSS_TBL512: 33 RSS contexts with 512-entry tables at
 	 * RSS_TBL; before, 8 contexts of 128 entries in the 1.1 windows
 	 */
-	static_assert(DMNIC_RSS_NUM_CTX <= BITS_PER_LONG);	/* rss_ctx_live */
 	dm->rss_tbl_max = DMNIC_RSS_INDIR_SIZE;
 	if ((dm->caps & DMNIC_CAPS_RSS_TBL512) &&
 	    dmnic_rd32(dm, DMNIC_REG_RSS_TBL_SIZE) == DMNIC_RSS_TBL_SIZE)
