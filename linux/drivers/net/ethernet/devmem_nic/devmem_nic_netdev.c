@@ -149,8 +149,8 @@ static struct dmnic_napi *dmnic_qv_alloc(struct dmnic *dm, unsigned int q)
 		return ERR_PTR(-ENOMEM);
 	qv->dm = dm;
 	qv->idx = q;
-	snprintf(qv->irq_name, sizeof(qv->irq_name), "%s-q%u",
-		 netdev_name(dm->netdev), q);
+	scnprintf(qv->irq_name, sizeof(qv->irq_name), "%s-q%u",
+		  netdev_name(dm->netdev), q);
 
 	timer_setup(&qv->refill_timer, dmnic_refill_timer, 0);
 	netif_napi_add_config_locked(dm->netdev, &qv->napi, dmnic_poll, q);

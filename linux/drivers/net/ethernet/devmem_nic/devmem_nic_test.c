@@ -62,15 +62,17 @@ static void dmnic_test_ring_accounting(struct kunit *test)
 
 static void dmnic_test_tx_desc_plain(struct kunit *test)
 {
+	/* all 64 bits where dma_addr_t has them, the low 32 on 32-bit */
+	const dma_addr_t addr = (dma_addr_t)0x1122334455667788ULL;
 	struct dmnic_tx_desc d;
 	const u8 *raw = (const u8 *)&d;
 
 	memset(&d, 0xa5, sizeof(d));
-	dmnic_tx_desc_fill(&d, 0x1122334455667788ULL, 3, 0x4321, true, NULL);
+	dmnic_tx_desc_fill(&d, addr, 3, 0x4321, true, NULL);
 
 	/* byte offsets from the shared register header */
 	KUNIT_EXPECT_EQ(test, get_unaligned_le64(raw + DMNIC_TXD_ADDR),
-			0x1122334455667788ULL);
+			(u64)addr);
 	KUNIT_EXPECT_EQ(test, get_unaligned_le32(raw + DMNIC_TXD_LEN), 3);
 	KUNIT_EXPECT_EQ(test, get_unaligned_le16(raw + DMNIC_TXD_ID), 0x4321);
 	KUNIT_EXPECT_EQ(test, get_unaligned_le16(raw + DMNIC_TXD_FLAGS),
