@@ -877,6 +877,64 @@ static void test_hold_flush(void)
     dn_stop(&s);
 }
 
+/*
+ * x-gro-time-scale: both times are that many times longer (the lab's
+ * scripts set 10 under TCG, whose senders are that much slower)
+ */
+static void test_time_scale(void)
+{
+    const int64_t ms = 1000000;
+    GroSeg g;
+    DnState s;
+
+    gro_start(&s, DMNIC_GRO_CTRL_HW, ",x-gro-time-scale=10");
+    dn_wr(&s, DMNIC_REG_GRO_TIMEOUT, 10000);
+    dn_wr(&s, DMNIC_REG_GRO_MAX_AGE, 30000);
+
+    /* idle: 100 ms, not 10 ms */
+    seg_default(&g, 4, 0, 100);
+    send_seg(&s, &g);
+    qtest_clock_step(s.qts, 100 * ms - 1);
+    g_assert_cmpuint(dn_cpl_pending(&s, 0), ==, 0);
+    qtest_clock_step(s.qts, 1);
+    expect_lens(&s, (const int[]){ 100 }, 1);
+
+    /* age: 300 ms, however busy (a segment every 60 ms) */
+    seg_default(&g, 4, 100, 100);
+    send_seg(&s, &g);
+    qtest_clock_step(s.qts, 60 * ms);
+    send_flow_seg(&s, 2000, 0, 100, 0);
+    qtest_clock_step(s.qts, 60 * ms);
+    send_flow_seg(&s, 2000, 1, 100, 0);
+    qtest_clock_step(s.qts, 60 * ms);
+    send_flow_seg(&s, 2000, 2, 100, 0);
+    qtest_clock_step(s.qts, 60 * ms);
+    send_flow_seg(&s, 2000, 3, 100, 0);
+    qtest_clock_step(s.qts, 60 * ms - 1);
+    g_assert_cmpuint(dn_cpl_pending(&s, 0), ==, 0);
+    qtest_clock_step(s.qts, 1);
+    expect_lens(&s, (const int[]){ 100 }, 1);
+    dn_stop(&s);
+}
+
+/* An out-of-range scale is refused at realize */
+static void test_time_scale_range(void)
+{
+    QTestState *qts = qtest_init("-M q35 -nodefaults -device "
+                                 "pcie-root-port,id=rp,bus=pcie.0,chassis=1");
+    QDict *resp;
+    const char *desc;
+
+    resp = qtest_qmp(qts, "{'execute': 'device_add', 'arguments': {"
+                     "'driver': 'devmem-nic', 'bus': 'rp', "
+                     "'x-gro-time-scale': 0}}");
+    g_assert(qdict_haskey(resp, "error"));
+    desc = qdict_get_str(qdict_get_qdict(resp, "error"), "desc");
+    g_assert(strstr(desc, "x-gro-time-scale must be 1..100"));
+    qobject_unref(resp);
+    qtest_quit(qts);
+}
+
 /* Contexts are delivered by RX disable, GRO off and VM stop; reset drops */
 static void test_flush_events(void)
 {
@@ -1443,6 +1501,8 @@ int main(int argc, char **argv)
     }
     qtest_add_func("/devmem-nic-gro/timeout", test_timeout);
     qtest_add_func("/devmem-nic-gro/gro-hold-flush", test_hold_flush);
+    qtest_add_func("/devmem-nic-gro/time-scale", test_time_scale);
+    qtest_add_func("/devmem-nic-gro/time-scale-range", test_time_scale_range);
     qtest_add_func("/devmem-nic-gro/gro-context-buffers-freed",
                    test_context_buffers_freed);
     qtest_add_func("/devmem-nic-gro/flush-events", test_flush_events);

@@ -311,6 +311,7 @@ typedef struct DevmemNicCore {
     uint32_t gro_ctrl;
     uint32_t gro_timeout;
     uint32_t gro_max_age;
+    uint32_t gro_time_scale;    /* property: both times are multiplied */
     DmnicGroCtx *gro;       /* num_queues * DMNIC_GRO_NUM_CTX, not migrated */
     DmnicGroQueue *gro_q;   /* per queue */
     uint64_t gro_mem;       /* bytes of context buffers */

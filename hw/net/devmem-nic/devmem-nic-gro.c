@@ -525,7 +525,8 @@ static void dmnic_gro_timer_arm(DevmemNicCore *core, int64_t deadline)
 static void dmnic_gro_busy(DevmemNicCore *core, unsigned qi)
 {
     dmnic_gro_q(core, qi)->idle = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) +
-                                  (int64_t)core->gro_timeout * SCALE_US;
+                                  (int64_t)core->gro_timeout *
+                                  core->gro_time_scale * SCALE_US;
 }
 
 /* Rewrite the lengths of the first segment's IP headers (spec: Delivery) */
@@ -697,7 +698,8 @@ static int dmnic_gro_open(DevmemNicCore *core, unsigned qi,
     c->wire_bytes = s->end;
     c->st = *st;
     c->deadline = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) +
-                  (int64_t)core->gro_max_age * SCALE_US;
+                  (int64_t)core->gro_max_age *
+                  core->gro_time_scale * SCALE_US;
     dmnic_gro_busy(core, qi);
     dmnic_gro_timer_arm(core, MIN(c->deadline, gq->idle));
     trace_devmem_nic_gro_open(qi, idx, s->len);
