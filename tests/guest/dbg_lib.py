@@ -860,9 +860,11 @@ class PspPair:
     """A TCP connection from the peer (netns ns) to the dut, associated with PSP at both
     ends: both sockets live in this process (the peer's made in its netns), so the keys
     go straight from one end's rx-assoc to the other's tx-assoc (drivers/net/psp.py sends
-    them in-band; nothing else differs). self.dut and self.peer are the two sockets."""
+    them in-band; nothing else differs). self.dut and self.peer are the two sockets;
+    self.spis and self.keys: the association of the frames to the dut, then to the peer.
+    mss: TCP_MAXSEG on both ends (small segments: whole frames in the cable capture)."""
 
-    def __init__(self, t, port, ver=0, timeout=30):
+    def __init__(self, t, port, ver=0, timeout=30, mss=None):
         # pylint: disable=import-outside-toplevel
         from lib.py import PSPFamily
         self.ver = ver
@@ -883,6 +885,8 @@ class PspPair:
                 self.ena.append((nl, dev, ena))
         ls = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        if mss:         # (both ends: each SYN advertises it)
+            ls.setsockopt(socket.IPPROTO_TCP, socket.TCP_MAXSEG, mss)
         ls.bind((t.local4, port))
         ls.listen(1)
         ls.settimeout(timeout)
@@ -890,6 +894,8 @@ class PspPair:
         def connect():
             s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
             s.settimeout(timeout)
+            if mss:
+                s.setsockopt(socket.IPPROTO_TCP, socket.TCP_MAXSEG, mss)
             s.connect((t.local4, port))
             return s
         self.peer = in_netns(t.ns, connect)
@@ -905,6 +911,7 @@ class PspPair:
         self.pnl.tx_assoc({"dev-id": self.pdev, "version": ver,
                            "sock-fd": self.peer.fileno(), "tx-key": drx})
         self.spis = (drx["spi"], prx["spi"])
+        self.keys = (drx["key"], prx["key"])    # (peer -> dut, dut -> peer)
 
     @staticmethod
     def _dev(nl, ifindex):
