@@ -945,6 +945,64 @@ class PspPair:
                 pass    # (the device went away: a removed NIC)
 
 
+# -- hardware timestamps (SO_TIMESTAMPING, SIOCSHWTSTAMP) and the NIC's PHC
+SIOCSHWTSTAMP = 0x89b0
+SO_TIMESTAMPING = 37            # also SCM_TIMESTAMPING
+TS_TX_HW = 1 << 0
+TS_TX_SW = 1 << 1
+TS_RX_HW = 1 << 2
+TS_RX_SW = 1 << 3
+TS_SOFTWARE = 1 << 4
+TS_RAW_HW = 1 << 6
+TS_OPT_TSONLY = 1 << 11
+HWTSTAMP_TX_OFF, HWTSTAMP_TX_ON = 0, 1
+HWTSTAMP_FILTER_NONE, HWTSTAMP_FILTER_ALL = 0, 1
+
+
+class HwtstampConfig(ctypes.Structure):
+    _fields_ = [("flags", ctypes.c_int), ("tx_type", ctypes.c_int),
+                ("rx_filter", ctypes.c_int)]
+
+
+class Ifreq(ctypes.Structure):
+    _fields_ = [("ifr_name", ctypes.c_char * 16),
+                ("ifr_data", ctypes.POINTER(HwtstampConfig)), ("pad", ctypes.c_char * 16)]
+
+
+def hwtstamp_set(ifname, tx_type, rx_filter):
+    cfg = HwtstampConfig(0, tx_type, rx_filter)
+    req = Ifreq(ifname.encode(), ctypes.pointer(cfg))
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        fcntl.ioctl(s.fileno(), SIOCSHWTSTAMP, req)
+    return cfg.tx_type, cfg.rx_filter
+
+
+def phc_clockid(fd):
+    return ((~fd) << 3) | 3         # FD_TO_CLOCKID
+
+
+def scm_ts(ancdata, i):
+    """ts[i] of an scm_timestamping in ns (0: software, 2: raw hardware), or None."""
+    for level, kind, data in ancdata:
+        if level == socket.SOL_SOCKET and kind == SO_TIMESTAMPING and len(data) >= 48:
+            sec, nsec = struct.unpack("qq", data[16 * i:16 * i + 16])
+            if sec or nsec:
+                return sec * 1000000000 + nsec
+    return None
+
+
+def hw_ts(ancdata):
+    """The raw hardware timestamp (ts[2] of scm_timestamping) in ns, or None."""
+    return scm_ts(ancdata, 2)
+
+
+def phc_index(ifname):
+    """The index N of the NIC's PTP hardware clock /dev/ptpN (ethtool -T), or None."""
+    m = re.search(r"(?:PTP Hardware Clock|Hardware timestamp provider index): (\d+)",
+                  sh(f"ethtool -T {ifname}").stdout)
+    return int(m.group(1)) if m else None
+
+
 class PeerCapture:
     """Every frame the peer's interface receives (not its own), in a thread, until stop();
     count(needle) = frames that contain needle."""
