@@ -333,11 +333,17 @@ class Scenario:
             return s[("dev", 0)].get("rx-packets", 0)
         return s.get(("rx", queue), {}).get("rx-packets", 0)
 
-    def traffic_flows(self, window=3.0, queue=None, min_pkts=20):
-        a = self.rx_packets(queue)
-        time.sleep(window)
-        b = self.rx_packets(queue)
-        return b - a >= min_pkts, b - a
+    def traffic_flows(self, window=3.0, queue=None, min_pkts=20, start_within=0.0):
+        """(min_pkts received in a window, the count): windows one after another until
+        one has them or start_within s have passed (a client just started may still be
+        connecting on a starved debug guest)."""
+        until = time.monotonic() + start_within
+        while True:
+            a = self.rx_packets(queue)
+            time.sleep(window)
+            b = self.rx_packets(queue)
+            if b - a >= min_pkts or time.monotonic() >= until:
+                return b - a >= min_pkts, b - a
 
     def channels(self):
         return self.ef.channels_get({"header": {"dev-index": self.ifindex}})
