@@ -1592,12 +1592,16 @@ static void test_migration_normalise(void)
     dn_stop(&s);
 }
 
-/* runs QMP job command @cmd (with 'job-id': @id) to its end, no error */
-static void run_job(QTestState *qts, const char *id, const char *cmd)
+/* runs QMP job command @fmt (with 'job-id': @id) to its end, no error */
+static void G_GNUC_PRINTF(3, 4) run_job(QTestState *qts, const char *id,
+                                        const char *fmt, ...)
 {
     gint64 end = g_get_monotonic_time() + 60 * G_USEC_PER_SEC;
+    va_list ap;
 
-    qtest_qmp_assert_success(qts, cmd);
+    va_start(ap, fmt);
+    qtest_vqmp_assert_success(qts, fmt, ap);
+    va_end(ap);
     for (;;) {
         QDict *rsp = qtest_qmp(qts, "{'execute': 'query-jobs'}");
         QList *jobs = qdict_get_qlist(rsp, "return");
