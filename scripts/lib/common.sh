@@ -204,8 +204,10 @@ tree_files() {
     fi | grep -zv -E '^\.devmem-lab-'
 }
 
-# tree_state SRC: one line naming the state of SRC's sources. Git: HEAD, the diff of the
-# work tree against it and the untracked files' contents; plain: a size+mtime manifest.
+# tree_state SRC: one line naming the state of SRC's sources (scripts/cache-key's source
+# key). Git: HEAD, the diff of the work tree against it and the untracked files' contents;
+# plain: a size+mtime manifest (the same for two unpacked copies of one tarball; the work
+# copy's own state, below, is by content).
 tree_state() {
     local src=$1
     if is_git_tree "$src"; then
@@ -221,20 +223,45 @@ tree_state() {
     fi
 }
 
+# The format of sync_work_tree's stamps: bumped when what they mean changes, so a stamp an
+# earlier version wrote never matches.
+DL_SYNC_FORMAT=2
+
+# tree_git_meta SRC: what decides a git tree's file set and state besides its files: HEAD,
+# and the stat of the index (what is tracked) and of the exclude files (what is ignored).
+tree_git_meta() {
+    local src=$1 f
+    local -a paths
+    git -C "$src" rev-parse HEAD 2>/dev/null || echo no-commit
+    mapfile -t paths < <(cd "$src" && git rev-parse --git-path index --git-path info/exclude 2>/dev/null
+        git -C "$src" config --path core.excludesFile 2>/dev/null ||
+            echo "${XDG_CONFIG_HOME:-$HOME/.config}/git/ignore")
+    for f in "${paths[@]}"; do
+        (cd "$src" && stat -c '%n %s %.9Y %.9Z %i' -- "$f" 2>/dev/null) || echo "$f none"
+    done
+}
+
 # sync_work_tree WHAT SRC WORK [KEEP...]: make WORK hold SRC's current sources, every run.
-# Content decides, never mtimes: when SRC's state (tree_state) or the KEEP set changed since
-# the last complete sync, every file is compared by content (rsync --checksum) and only
-# files whose content differs are copied, with the current time as their mtime (so make and
-# ninja rebuild them even when SRC's copy is older than the object built from the old one:
-# a tree updated by tar, cp -p or rsync -a); unchanged files keep their mtimes. An unchanged
-# state skips the copy. New files are added, files gone from SRC removed. KEEP paths (files
-# or dirs/, relative) belong to the overlay and are neither copied nor removed. Files are
-# copied, never hard linked (and always replaced by a rename), so SRC is never written
-# through and may live on another filesystem. Interrupted at any point, the next run still
-# removes what SRC no longer has (the saved list names every file WORK may hold until the
-# sync completes). WORK/.devmem-lab-src-state holds tree_state of SRC (a build input).
+# Content decides, never mtimes: a file whose content differs from WORK's copy is copied,
+# with the current time as its mtime (so make and ninja rebuild it even when SRC's copy is
+# older than the object built from the old one: a tree updated by tar, cp -p or rsync -a);
+# unchanged files keep their mtimes. New files are added, files gone from SRC removed. KEEP
+# paths (files or dirs/, relative) belong to the overlay and are neither copied nor removed.
+# Files are copied, never hard linked (and always replaced by a rename), so SRC is never
+# written through and may live on another filesystem. Interrupted at any point, the next run
+# still removes what SRC no longer has (the saved list names every file WORK may hold until
+# the sync completes). WORK/.devmem-lab-src-state names the state of what WORK holds (a build
+# input): a git tree's tree_state, a plain tree's content (sha256 of every file's).
+# Fast path (issue 44): one find over SRC lists every file's type, size, mtime, ctime, inode
+# and device; when that listing (and for git, HEAD, the index's and the exclude files' stat;
+# and the KEEP set) is what it was after the last complete sync, nothing changed: any write,
+# rename onto a file or utime() sets its ctime to the current time, which no user-space call
+# can set back. A file whose ctime is less than 2 s old could be written again within the
+# same clock tick without a trace, so a listing with one is never recorded. Otherwise
+# scripts/lib/tree-sync.py reads (sha256) only the files whose stat changed since the last
+# sync (and the racy ones), and copies those whose content differs.
 sync_work_tree() {
-    local what=$1 src=$2 work=$3 keep_re='^$' k list state stamp
+    local what=$1 src=$2 work=$3 keep_re='^$' k list state stamp fast since git=0 content rc
     shift 3
     for k in "$@"; do keep_re="$keep_re|^$(printf '%s' "$k" | sed 's/[.[\*^$]/\\&/g')"; done
     [ -f "$work/.devmem-lab-work" ] || step "$what: creating work tree $work (a copy of $src)"
@@ -242,12 +269,23 @@ sync_work_tree() {
     list=$work/.devmem-lab-files
     # (.old: the name an interrupted sync of earlier versions left the list under)
     [ -f "$list" ] || { [ -f "$list.old" ] && mv "$list.old" "$list"; } || : >"$list"
-    state=$(tree_state "$src")
-    stamp=$(printf '%s\n%s\n' "$state" "$keep_re" | sha256sum | cut -c1-16)
-    if [ -f "$work/.devmem-lab-work" ] && [ "$(cat "$work/.devmem-lab-synced" 2>/dev/null)" = "$stamp" ]; then
+    is_git_tree "$src" && git=1
+    # Files changed less than 2 s before this listing are 'racy' (above).
+    since=$(($(date +%s) - 2))
+    : >"$work/.devmem-lab-racy"
+    find "$src" -name .git -prune -o \( -type f -o -type l \) -printf '%y %s %T@ %C@ %i %D\t%P\0' \
+        \( -newerct "@$since" -fprintf "$work/.devmem-lab-racy" '%P\0' -o -true \) \
+        >"$work/.devmem-lab-scan"
+    fast=$( { echo "format $DL_SYNC_FORMAT"; printf '%s\n' "$keep_re"
+        [ "$git" = 0 ] || tree_git_meta "$src"; cat "$work/.devmem-lab-scan"; } | sha256sum | cut -c1-16)
+    if [ -f "$work/.devmem-lab-work" ] && [ -f "$work/.devmem-lab-synced" ] &&
+            [ "$(cat "$work/.devmem-lab-fast" 2>/dev/null)" = "$fast" ]; then
         return 0
     fi
-    rm -f "$work/.devmem-lab-synced"
+    rm -f "$work/.devmem-lab-fast" "$work/.devmem-lab-synced"
+    # A git tree's state before its files are read: if it changes meanwhile, the next run
+    # sees another listing and looks again.
+    [ "$git" = 0 ] || state=$(tree_state "$src")
     tree_files "$src" | grep -zv -E "$keep_re" >"$list.new" || true
     [ -s "$list.new" ] || die "$what: no source files found in '$src'"
     # Until this sync completes the list names the old and the new files: all WORK may hold.
@@ -255,21 +293,24 @@ sync_work_tree() {
     # Removed from SRC since the last run (and not the overlay's): remove from WORK.
     LC_ALL=C comm -z -23 "$list" "$list.new" | grep -zv -E "$keep_re" |
         (cd "$work" && xargs -0 -r rm -f --) || true
-    # Content decides (-c), and no -t: a copied file gets the current time as its mtime.
-    if ! rsync -rlpD -c --from0 --files-from="$list.new" --ignore-missing-args \
-            --out-format='%n' "$src/" "$work/" >"$work/.devmem-lab-sync.out" \
-            2>"$work/.devmem-lab-sync.log"; then
-        cat "$work/.devmem-lab-sync.log" >&2
+    # Content decides: read what can have changed, copy what differs (rsync -c, no -t).
+    rc=0
+    content=$(python3 "$DL_ROOT/scripts/lib/tree-sync.py" "$src" "$work" "$list.new" \
+        "$work/.devmem-lab-manifest" "${since}000000000") || rc=$?
+    if [ "$rc" != 0 ]; then
+        cat "$work/.devmem-lab-sync.log" >&2 2>/dev/null || true
         die_infra "$what: could not copy '$src' to '$work' (disk full? set DEVMEM_LAB_BUILD to a roomier place)"
     fi
-    if [ -f "$work/.devmem-lab-work" ]; then
-        step "$what: $(grep -cv '/$' "$work/.devmem-lab-sync.out" || true) changed file(s) copied from $src"
-    fi
+    [ "$git" = 1 ] || state="$content plain"
+    stamp=$(printf '%s\n%s\n' "$state" "$keep_re" | sha256sum | cut -c1-16)
+    k=$(grep -cv '/$' "$work/.devmem-lab-sync.out" || true)
+    [ ! -f "$work/.devmem-lab-work" ] || [ "$k" = 0 ] || step "$what: $k changed file(s) copied from $src"
     mv "$list.new" "$list"
     rm -f "$work/.devmem-lab-src-head"
     printf '%s\n' "$state" | write_if_changed "$work/.devmem-lab-src-state"
     touch "$work/.devmem-lab-work"
     echo "$stamp" >"$work/.devmem-lab-synced"
+    [ -s "$work/.devmem-lab-racy" ] || echo "$fast" >"$work/.devmem-lab-fast"
 }
 
 # build_dir_suffix SRC DEFAULT: "" for the fetched tree (keeps its build dirs' names),
