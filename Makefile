@@ -4,7 +4,8 @@
 SHELL := /bin/bash
 export DL_T0 := $(shell date +%s)
 
-.PHONY: all help bootstrap fetch qemu kernel selftests image build run run-baseline run-gpu \
+.PHONY: all help bootstrap fetch fetch-qemu fetch-kernel qemu kernel selftests image build \
+	build-compiles build-side run run-baseline run-gpu \
 	gpu-build check check-headers check-debug check-migration clean distclean bench soak
 .PHONY: fuzz check-asan mutants
 .PHONY: patches check-patches check-series oot-modules run-oot qemu-args check-kernel-config vng-run check-nipa
@@ -31,7 +32,10 @@ help:
 	@echo "make build        only build (QEMU, kernel, selftests, guest image)"
 	@echo "make bootstrap    install the host packages (scripts/bootstrap)"
 	@echo "make fetch        fetch the QEMU and Linux sources from Debian (scripts/fetch-sources)"
+	@echo "make fetch-qemu | fetch-kernel  fetch one of them"
 	@echo "make qemu | kernel | selftests | image  build one of them"
+	@echo "make build-compiles | build-side  make build's two halves, which it runs side by side:"
+	@echo "                  qemu kernel selftests, and fetch-kernel image (little CPU: downloads, dpkg)"
 	@echo "make bench        build times, boot, data path and test-part figures (scripts/bench)"
 	@echo "make soak         make run SOAK_RUNS times (default 10), one table row each: flakes show up"
 	@echo "make fuzz         FUZZ_TIME=600 FUZZ_DEVICE=all: libFuzzer + ASan/UBSan on both devices"
@@ -58,25 +62,49 @@ comma := ,
 $(foreach v,KERNEL MODULES KERNEL_CONFIG DEVMEM_LAB_BUILD DEVMEM_LAB_OUT DEVMEM_LAB_CACHE,\
 	$(if $(findstring $(comma),$($(v))),$(error $(v)=$($(v)) contains a comma, which QEMU's option syntax cannot carry (commas separate options); use a path without one)))
 
+# (DL_BOOTSTRAPPED: make build's sub-makes, after their parent's check)
 bootstrap:
-	@scripts/bootstrap --check >/dev/null 2>&1 || scripts/bootstrap
+	@$(if $(DL_BOOTSTRAPPED),true,scripts/bootstrap --check >/dev/null 2>&1 || scripts/bootstrap)
 
 fetch: bootstrap
 	@scripts/fetch-sources
 
-qemu: fetch
+fetch-qemu: bootstrap
+	@scripts/fetch-sources qemu
+
+fetch-kernel: bootstrap
+	@scripts/fetch-sources kernel
+
+qemu: fetch-qemu
 	@scripts/build-qemu
 
-kernel: fetch
+kernel: fetch-kernel
 	@scripts/build-kernel
 
-selftests: fetch
+selftests: fetch-kernel
 	@scripts/build-selftests
 
 image: bootstrap
 	@scripts/build-image
 
-build: qemu kernel selftests image
+# make build: the compiles one after another (each takes every core: QEMU, the kernel, the
+# selftests), and beside them what takes little CPU: the kernel's download and unpacking
+# (during QEMU's build) and the guest image (mmdebstrap: downloads and dpkg). The kernel
+# waits for its fetch (fetch-sources' lock). Measured: docs/bench/README.md "Cold path".
+# (The sub-makes get this make's DL_T0: every line's elapsed time counts from one start.)
+build: bootstrap
+	@$(MAKE) --no-print-directory -j2 DL_T0=$(DL_T0) build-compiles build-side
+
+build-compiles:
+	@$(MAKE) --no-print-directory DL_SERIAL=1 DL_BOOTSTRAPPED=1 DL_T0=$(DL_T0) qemu kernel selftests
+
+build-side:
+	@$(MAKE) --no-print-directory DL_SERIAL=1 DL_BOOTSTRAPPED=1 DL_T0=$(DL_T0) fetch-kernel image
+
+# (build's sub-makes: their targets one after another, whatever -j they inherit)
+ifdef DL_SERIAL
+.NOTPARALLEL:
+endif
 
 # The pairs: without PAIRS, make run (like the CI pipelines and check-kernel-config) runs
 # scripts/run-selftests' default pairs, the one place that names them, all on what
