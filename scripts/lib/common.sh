@@ -278,8 +278,10 @@ sync_work_tree() {
         >"$work/.devmem-lab-scan"
     fast=$( { echo "format $DL_SYNC_FORMAT"; printf '%s\n' "$keep_re"
         [ "$git" = 0 ] || tree_git_meta "$src"; cat "$work/.devmem-lab-scan"; } | sha256sum | cut -c1-16)
-    if [ -f "$work/.devmem-lab-work" ] && [ -f "$work/.devmem-lab-synced" ] &&
-            [ "$(cat "$work/.devmem-lab-fast" 2>/dev/null)" = "$fast" ]; then
+    # (.devmem-lab-fast: the listing's key and the sync's stamp it was recorded with, so a
+    # sync by anything else, such as an earlier version of this function, voids it)
+    if [ -f "$work/.devmem-lab-work" ] &&
+            [ "$(cat "$work/.devmem-lab-fast" 2>/dev/null)" = "$fast $(cat "$work/.devmem-lab-synced" 2>/dev/null)" ]; then
         return 0
     fi
     rm -f "$work/.devmem-lab-fast" "$work/.devmem-lab-synced"
@@ -310,7 +312,7 @@ sync_work_tree() {
     printf '%s\n' "$state" | write_if_changed "$work/.devmem-lab-src-state"
     touch "$work/.devmem-lab-work"
     echo "$stamp" >"$work/.devmem-lab-synced"
-    [ -s "$work/.devmem-lab-racy" ] || echo "$fast" >"$work/.devmem-lab-fast"
+    [ -s "$work/.devmem-lab-racy" ] || echo "$fast $stamp" >"$work/.devmem-lab-fast"
 }
 
 # build_dir_suffix SRC DEFAULT: "" for the fetched tree (keeps its build dirs' names),
