@@ -445,20 +445,13 @@ class Scenario:
             cli.wait()
 
     @staticmethod
-    def iperf_report(path="/tmp/iperf-client.json"):
-        """(iperf3's JSON report, None) or (None, why there is none)."""
-        try:
-            with open(path, encoding="utf-8") as f:
-                return json.load(f), None
-        except (OSError, ValueError) as e:
-            return None, f"no JSON result: {e}"
-
-    @staticmethod
     def iperf_result(path="/tmp/iperf-client.json"):
         """(error or None, total bytes over the intervals, [bytes per interval])."""
-        j, why = Scenario.iperf_report(path)
-        if j is None:
-            return why, 0, []
+        try:
+            with open(path, encoding="utf-8") as f:
+                j = json.load(f)
+        except (OSError, ValueError) as e:
+            return f"no JSON result: {e}", 0, []
         ivals = [i["sum"]["bytes"] for i in j.get("intervals", [])]
         return j.get("error"), sum(ivals), ivals
 
