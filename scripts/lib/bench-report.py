@@ -121,6 +121,20 @@ def read_cost_psp(path):
     return cost
 
 
+ENGINES = {'1': ('rx', 'RX timestamps'), '2': ('rx', 'pause (lossless RX)'),
+           '4': ('tx', 'TX queue shaper'), '8': ('tx', 'TX timestamps')}
+
+
+def read_cost_engines(path):
+    """{size: {engine mask: per frame}}: one engine on in the plain stream (bench's cost)."""
+    cost = {}
+    if os.path.exists(path):
+        for line in open(path):
+            size, eng, d, frames, ir = line.rstrip('\n').split('\t')[:5]
+            cost.setdefault(size, {})[eng] = round(int(ir) / int(frames))
+    return cost
+
+
 def read_cost(path):
     cost = {}
     if os.path.exists(path):
@@ -156,6 +170,7 @@ def main():
         'cost': read_cost(os.path.join(out, 'cost.tsv')),
         'cost_gro': read_cost_gro(os.path.join(out, 'cost-gro.tsv')),
         'cost_psp': read_cost_psp(os.path.join(out, 'cost-psp.tsv')),
+        'cost_engines': read_cost_engines(os.path.join(out, 'cost-engines.tsv')),
     }
     net = res['net']
     base = {f: float(net[f'tcp-virtio-{f}']['gbps']) for f in ('1', '4')
@@ -230,10 +245,12 @@ def main():
             if 'gbps' in g and 'gbps' in d:
                 L.append(f'  devmem-nic normal RX, hardware GRO on / off ({f} flow'
                          f'{"s" if f != "1" else ""}): {float(g["gbps"]) / float(d["gbps"]):.2f}')
-        g, d = net.get('devmem-rx-udmabuf-grohw-on', {}), net.get('devmem-rx-udmabuf-grohw-off', {})
-        if 'gbps' in g and 'gbps' in d:
-            L.append(f'  devmem RX into udmabuf, hardware GRO on / off (medians of alternated '
-                     f'rounds): {float(g["gbps"]) / float(d["gbps"]):.2f}')
+        for mem in ('udmabuf', 'fake-accel'):
+            g = net.get(f'devmem-rx-{mem}-grohw-on', {})
+            d = net.get(f'devmem-rx-{mem}-grohw-off', {})
+            if 'gbps' in g and 'gbps' in d:
+                L.append(f'  devmem RX into {mem}, hardware GRO on / off (medians of alternated '
+                         f'rounds; target >= 1.5): {float(g["gbps"]) / float(d["gbps"]):.2f}')
     if res['cost']:
         L.append('')
         L.append('devmem-nic model, host instructions per received frame (callgrind, '
@@ -264,6 +281,17 @@ def main():
                 def cell(x):
                     return f'{x} ({x / pl:.1f}x)' if x and pl else str(x or '-')
                 L.append(f'  {size:>13}  {d:<3} {pl:>9} {cell(v.get("0")):>18} {cell(v.get("1")):>18}')
+    if res.get('cost_engines'):
+        L.append('')
+        L.append('devmem-nic model, the same plain stream with one engine on: host instructions '
+                 'per frame, off (plain) / on')
+        L.append('  payload bytes  engine                dir       off        on   on/off')
+        for size, c in res['cost_engines'].items():
+            for eng, per in c.items():
+                d, name = ENGINES.get(eng, ('rx', f'mask {eng}'))
+                off = res.get('cost_psp', {}).get(size, {}).get(d, {}).get('plain', 0)
+                ratio = f'{per / off:.2f}' if off else '-'
+                L.append(f'  {size:>13}  {name:<21} {d:<3} {off or "-":>9} {per:>9} {ratio:>8}')
     for d in ('rx', 'tx'):
         ratios = []
         for name, kv in net.items():

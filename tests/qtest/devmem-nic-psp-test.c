@@ -914,25 +914,33 @@ static size_t psp_encap(const uint8_t *inner, size_t len, unsigned ver,
  * Device A sends a stream of TCP frames to device B, through PSP or in
  * clear, every frame read back from B's buffers and checked byte-exact,
  * buffers and completions recycled as a driver does.
- * DEVMEM_LAB_PSP_STREAM="frames,payload,version" sizes it (default 64
- * frames of 1400 bytes, version 0; version -1: no PSP, the plain path
- * through the same steps).  scripts/bench runs it under callgrind to
- * count the instructions of A's TX (dmnic_tx_bh: descriptors, DMA,
- * encryption, send) and B's RX (devmem_nic_core_receive: decryption,
- * parse, steering, DMA, completion) per frame.
+ * DEVMEM_LAB_PSP_STREAM="frames,payload,version[,engines]" sizes it
+ * (default 64 frames of 1400 bytes, version 0; version -1: no PSP, the
+ * plain path through the same steps) and turns engines on (a mask of
+ * STREAM_*, default 0), each checked to have acted on every frame.
+ * scripts/bench runs it under callgrind to count the instructions of A's
+ * TX (dmnic_tx_bh: descriptors, DMA, encryption, send) and B's RX
+ * (devmem_nic_core_receive: decryption, parse, steering, DMA, completion)
+ * per frame, with each engine off and on.
  */
+#define STREAM_RX_TS    1   /* B stamps every packet (PTP_CTRL_RX_TS) */
+#define STREAM_PAUSE    2   /* B: PAUSE_CTRL_RX | PAUSE_CTRL_TX (lossless) */
+#define STREAM_SHAPER   4   /* A: TXQ's limiter at SHAPER_RATE_MAX */
+#define STREAM_TX_TS    8   /* A stamps every packet (TXD_F_TS) */
+#define STREAM_ALL      15
 static void test_stream(void)
 {
     const char *env = getenv("DEVMEM_LAB_PSP_STREAM");
     unsigned frames = 64, payload = 1400, i, n, k;
-    int ver = 0;
+    unsigned eng = 0;
+    int ver = 0, nf;
     g_autofree uint8_t *in = g_malloc0(DN_FRAME_MAX);
     g_autofree uint8_t *f = g_malloc0(DN_FRAME_MAX);
     g_autofree uint8_t *wire = g_malloc0(DN_FRAME_MAX);
     g_autofree RxPkt *p = g_new0(RxPkt, 1);
     uint32_t status, spi = 0;
     size_t len, hlen;
-    uint64_t buf;
+    uint64_t buf, rxts = 0, txts = 0;
     uint8_t key[32];
     ssize_t wlen;
     DlPktSpec spec;
@@ -941,9 +949,10 @@ static void test_stream(void)
     DnTxc c;
 
     if (env) {
-        g_assert_cmpint(sscanf(env, "%u,%u,%d", &frames, &payload, &ver), ==,
-                        3);
+        nf = sscanf(env, "%u,%u,%d,%u", &frames, &payload, &ver, &eng);
+        g_assert_cmpint(nf, >=, 3);
         g_assert_cmpuint(payload, <=, 9000);
+        g_assert_cmpuint(eng & ~STREAM_ALL, ==, 0);
         g_assert_cmpint(ver, >=, -1);
         g_assert_cmpint(ver, <, DMNIC_PSP_NUM_VERSIONS);
     }
@@ -967,8 +976,40 @@ static void test_stream(void)
                          DMNIC_PSP_RES_OK);
     }
     dn_steer_all_to(&b, 0);
+    if (eng & STREAM_RX_TS) {
+        /* the array is written while RX is off: one entry a completion */
+        rxts = dn_galloc(&b, 128 * 8);
+        dn_qwr(&b, 0, DMNIC_Q_RXTS_LO, rxts);
+        dn_qwr(&b, 0, DMNIC_Q_RXTS_HI, rxts >> 32);
+        dn_wr(&b, DMNIC_REG_PTP_CTRL, DMNIC_PTP_CTRL_RX_TS);
+    }
+    if (eng & STREAM_PAUSE) {
+        dn_wr(&b, DMNIC_REG_PAUSE_CTRL,
+              DMNIC_PAUSE_CTRL_RX | DMNIC_PAUSE_CTRL_TX);
+    }
     rx_on(&b, 0);
+    if (eng & STREAM_RX_TS) {
+        g_assert_cmphex(dn_qrd(&b, 0, DMNIC_Q_RXTS_LO), ==, (uint32_t)rxts);
+    }
+    if (eng & STREAM_TX_TS) {
+        txts = dn_galloc(&a, 64 * 8);
+        dn_qwr(&a, TXQ, DMNIC_Q_TXTS_LO, txts);
+        dn_qwr(&a, TXQ, DMNIC_Q_TXTS_HI, txts >> 32);
+        dn_wr(&a, DMNIC_REG_PTP_CTRL, DMNIC_PTP_CTRL_TX_TS);
+    }
+    if (eng & STREAM_SHAPER) {
+        /* 50,000 bytes a microsecond: a 1 us step refills the bucket */
+        dn_wr(&a, DMNIC_SHAPER_Q(TXQ) + DMNIC_SHQ_RATE_LO,
+              (uint32_t)DMNIC_SHAPER_RATE_MAX);
+        dn_wr(&a, DMNIC_SHAPER_Q(TXQ) + DMNIC_SHQ_RATE_HI,
+              DMNIC_SHAPER_RATE_MAX >> 32);
+        g_assert_cmpuint(dn_rd(&a, DMNIC_SHAPER_Q(TXQ) + DMNIC_SHQ_RATE_LO),
+                         ==, (uint32_t)DMNIC_SHAPER_RATE_MAX);
+    }
     dn_tx_setup(&a, TXQ);
+    if (eng & STREAM_TX_TS) {
+        g_assert_cmphex(dn_qrd(&a, TXQ, DMNIC_Q_TXTS_LO), ==, (uint32_t)txts);
+    }
     t = &a.q[TXQ];
     buf = dn_galloc(&a, DN_FRAME_MAX);
     dl_pkt_default(&spec, 4, DL_PROTO_TCP, payload);
@@ -983,11 +1024,15 @@ static void test_stream(void)
             memcpy(f, in, len);
         }
         qtest_memwrite(a.qts, buf, f, len);
-        dn_post_txd(&a, TXQ, buf, len, i, DMNIC_TXD_F_EOP, 0, 0);
+        dn_post_txd(&a, TXQ, buf, len, i, DMNIC_TXD_F_EOP |
+                    (eng & STREAM_TX_TS ? DMNIC_TXD_F_TS : 0), 0, 0);
         if (ver >= 0) {
             qtest_writew(a.qts, desc + DMNIC_TXD_PSP_FLAGS,
                          DMNIC_TXD_PSP_F_EN);
             qtest_writel(a.qts, desc + DMNIC_TXD_PSP_SA, 0);
+        }
+        if (eng & STREAM_SHAPER) {
+            qtest_clock_step(a.qts, 1000);
         }
         dn_ring_doorbell(&a, TXQ, DN_TXD);
         wlen = dn_wire_recv(&a, wire, DN_FRAME_MAX);
@@ -1000,12 +1045,16 @@ static void test_stream(void)
                          t->txc_head);
         dn_read_txc(&a, TXQ, t->txc_head, &c);
         g_assert_cmpuint(c.status, ==, DMNIC_TXC_S_OK);
+        g_assert_cmphex(c.flags & DMNIC_TXC_F_TS, ==,
+                        eng & STREAM_TX_TS ? DMNIC_TXC_F_TS : 0);
         t->txc_head = (t->txc_head + 1) % t->size[DN_TXC];
         dn_qwr(&a, TXQ, DMNIC_Q_TXC + DMNIC_RING_DRV, t->txc_head);
         /* B: decrypted (or plain) frame, the payload as A was given it */
         dn_inject(&b, wire, wlen);
         rx_packet(&b, 0, p);
         g_assert_cmpuint(!!(p->first.flags & DMNIC_RXC_F_PSP), ==, ver >= 0);
+        g_assert_cmpuint(!!(p->first.flags & DMNIC_RXC_F_TS), ==,
+                         !!(eng & STREAM_RX_TS));
         g_assert_cmpuint(p->len, ==, len);
         g_assert_cmpmem(p->frame + len - payload, payload, in + hlen, payload);
         n = p->ncpl;
@@ -1019,6 +1068,12 @@ static void test_stream(void)
                      ver >= 0 ? frames : 0);
     g_assert_cmpuint(dn_qstat(&a, TXQ, DMNIC_Q_PSP_TX_PACKETS), ==,
                      ver >= 0 ? frames : 0);
+    /* the engines were on and nothing waited: no pause sent, none held */
+    g_assert_cmphex(dn_rd(&b, DMNIC_REG_PAUSE_CTRL), ==,
+                    eng & STREAM_PAUSE ?
+                    DMNIC_PAUSE_CTRL_RX | DMNIC_PAUSE_CTRL_TX : 0);
+    g_assert_cmpuint(dn_rd64(&b, DMNIC_REG_G_PAUSE_TX), ==, 0);
+    g_assert_cmpuint(dn_rd64(&a, DMNIC_SHAPER_Q(TXQ) + DMNIC_SHQ_HELD), ==, 0);
     dn_stop(&b);
     dn_stop(&a);
 }
