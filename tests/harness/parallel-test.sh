@@ -77,6 +77,30 @@ t "parallel: --jobs 0 and --jobs x are usage errors" \
 t "parallel: megabytes of guest output are not 'no guest ran a test' (exit 3; was: cat | grep -q under pipefail)" \
     bash -c 'FAKE_PAD_BYTES=2000000 prun "$PT/big" --jobs 2 >"$PT/big.out" 2>&1; rc=$?
         [ $rc = 0 ] && ! grep -q "no guest ran a test" "$PT/big.out" || { echo "exit $rc"; tail -n 3 "$PT/big.out"; false; }'
+# The queue's order from two durations files: the first that names a program gives its time
+# (the cache's last run, then the committed tests/guest/durations.txt on a fresh machine).
+jq_first() {   # jq_first DURATIONS_ARGS...: the program the queue hands out first
+    printf 'devmem drivers/net:a.py\ndevmem drivers/net:b.py\ndevmem drivers/net:c.py\n' >"$PT/jqo.txt"
+    rm -f "$PT/jqo.sock"
+    python3 "$ROOT/scripts/lib/job-queue" --socket "$PT/jqo.sock" --jobs "$PT/jqo.txt" --guests 1 \
+        --out "$PT/jqo.tsv" "$@" 2>/dev/null &
+    local q=$! i
+    for i in $(seq 100); do [ -S "$PT/jqo.sock" ] && break; sleep 0.1; done
+    python3 -c 'import socket, sys
+s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); f = s.makefile("rw")
+f.write("hello 1\nnext\n"); f.flush(); print(f.readline().split()[-1])' "$PT/jqo.sock"
+    kill -TERM "$q" 2>/dev/null; wait "$q" 2>/dev/null
+    return 0
+}
+export -f jq_first
+printf '# a comment line\ndevmem drivers/net:a.py 10\ndevmem drivers/net:b.py 20  # s\ndevmem drivers/net:c.py 300\n' >"$PT/committed.txt"
+t "parallel: a fresh machine (no cache durations) starts the committed file's longest program first" \
+    bash -c '[ "$(jq_first --durations "$PT/none.tsv" --durations "$PT/committed.txt")" = drivers/net:c.py ]'
+t "parallel: without durations the list's order (the check above can fail)" \
+    bash -c '[ "$(jq_first)" = drivers/net:a.py ]'
+printf 'devmem drivers/net:%s\n' 'a.py 5' 'b.py 3' 'c.py 1' >"$PT/cache2.tsv"
+t "parallel: the cache's time of a program wins over the committed file's" \
+    bash -c '[ "$(jq_first --durations "$PT/cache2.tsv" --durations "$PT/committed.txt")" = drivers/net:a.py ]'
 # --host-agent: a QMP socket and an agent per guest (make check-debug's fault scenarios).
 printf '#!/bin/sh\necho "$1 $2" >>"%s/agents.txt"\n' "$PT" >"$PT/fake-agent"
 chmod +x "$PT/fake-agent"
