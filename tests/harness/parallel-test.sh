@@ -101,6 +101,12 @@ t "parallel: without durations the list's order (the check above can fail)" \
 printf 'devmem drivers/net:%s\n' 'a.py 5' 'b.py 3' 'c.py 1' >"$PT/cache2.tsv"
 t "parallel: the cache's time of a program wins over the committed file's" \
     bash -c '[ "$(jq_first --durations "$PT/cache2.tsv" --durations "$PT/committed.txt")" = drivers/net:a.py ]'
+t "parallel: the durations kept for the next run are a program's first run, not its retry's" \
+    bash -c 'rm -rf "$PT/cache"; FAKE_FAIL=drivers/net:b.py FAKE_RETRY_ON=drivers/net:b.py FAKE_SLEEP=0.3 \
+            prun "$PT/rt" --jobs 1 >/dev/null 2>&1
+        grep -q "retry devmem drivers/net:b.py" "$PT/rt/guest-1/output.log" &&
+        [ "$(awk "\$2 == \"drivers/net:b.py\" { print \$3 }" "$PT/cache/durations.tsv")" = 0.3 ] ||
+        { cat "$PT/cache/durations.tsv"; false; }'
 # --host-agent: a QMP socket and an agent per guest (make check-debug's fault scenarios).
 printf '#!/bin/sh\necho "$1 $2" >>"%s/agents.txt"\n' "$PT" >"$PT/fake-agent"
 chmod +x "$PT/fake-agent"
