@@ -240,11 +240,12 @@ def main():
         d, i = net.get('tcp-devmem-1', {}), net.get('tcp-igb-1', {})
         if 'gbps' in d and 'gbps' in i:
             L.append(f'  devmem-nic normal RX / igb (1 flow): {float(d["gbps"]) / float(i["gbps"]):.2f}')
-        for f in ('1', '4'):
-            g, d = net.get(f'tcp-devmem-grohw-{f}', {}), net.get(f'tcp-devmem-{f}', {})
-            if 'gbps' in g and 'gbps' in d:
-                L.append(f'  devmem-nic normal RX, hardware GRO on / off ({f} flow'
-                         f'{"s" if f != "1" else ""}): {float(g["gbps"]) / float(d["gbps"]):.2f}')
+        for mode, what in (('grohw', 'hardware GRO on'), ('lro', 'LRO on')):
+            for f in ('1', '4'):
+                g, d = net.get(f'tcp-devmem-{mode}-{f}', {}), net.get(f'tcp-devmem-{f}', {})
+                if 'gbps' in g and 'gbps' in d:
+                    L.append(f'  devmem-nic normal RX, {what} / off ({f} flow'
+                             f'{"s" if f != "1" else ""}): {float(g["gbps"]) / float(d["gbps"]):.2f}')
         for mem in ('udmabuf', 'fake-accel'):
             g = net.get(f'devmem-rx-{mem}-grohw-on', {})
             d = net.get(f'devmem-rx-{mem}-grohw-off', {})
