@@ -274,7 +274,8 @@ sync_work_tree() {
     # (.old: the name an interrupted sync of earlier versions left the list under)
     [ -f "$list" ] || { [ -f "$list.old" ] && mv "$list.old" "$list"; } || : >"$list"
     is_git_tree "$src" && git=1
-    # Files changed less than 2 s before this listing are 'racy' (above).
+    # Files changed less than 2 s before this listing are 'racy' (above; 2 to 3 s, as the
+    # listing's time is taken in whole seconds).
     since=$(($(date +%s) - 2))
     : >"$work/.devmem-lab-racy"
     find "$src" -name .git -prune -o \( -type f -o -type l \) -printf '%y %s %T@ %C@ %i %D\t%P\0' \
