@@ -111,28 +111,21 @@ def read_cost_gro(path):
     return cost
 
 
-def read_cost_psp(path):
-    """{size: {dir: {version: per frame}}}: PSP and the plain path (bench's psp rows)."""
+def read_cost_stream(path):
+    """{size: {dir: {key: per frame}}}: rows of the PSP stream qtest under callgrind (bench's
+    psp and cost): "SIZE KEY DIR FRAMES INSTRUCTIONS", KEY the PSP version or plain
+    (cost-psp.tsv) or the mask of the one engine on in the plain stream (cost-engines.tsv)."""
     cost = {}
     if os.path.exists(path):
         for line in open(path):
-            size, ver, d, frames, ir = line.rstrip('\n').split('\t')[:5]
-            cost.setdefault(size, {}).setdefault(d, {})[ver] = round(int(ir) / int(frames))
+            size, key, d, frames, ir = line.rstrip('\n').split('\t')[:5]
+            cost.setdefault(size, {}).setdefault(d, {})[key] = round(int(ir) / int(frames))
     return cost
 
 
-ENGINES = {'1': ('rx', 'RX timestamps'), '2': ('rx', 'pause (lossless RX)'),
-           '4': ('tx', 'TX queue shaper'), '8': ('tx', 'TX timestamps')}
-
-
-def read_cost_engines(path):
-    """{size: {engine mask: per frame}}: one engine on in the plain stream (bench's cost)."""
-    cost = {}
-    if os.path.exists(path):
-        for line in open(path):
-            size, eng, d, frames, ir = line.rstrip('\n').split('\t')[:5]
-            cost.setdefault(size, {})[eng] = round(int(ir) / int(frames))
-    return cost
+# the engine masks of cost-engines.tsv (DEVMEM_LAB_PSP_STREAM's fourth field)
+ENGINES = {'1': 'RX timestamps', '2': 'pause (lossless RX)', '4': 'TX queue shaper',
+           '8': 'TX timestamps'}
 
 
 def read_cost(path):
@@ -169,8 +162,8 @@ def main():
         'net': read_net(os.path.join(out, 'net.txt'), monitor),
         'cost': read_cost(os.path.join(out, 'cost.tsv')),
         'cost_gro': read_cost_gro(os.path.join(out, 'cost-gro.tsv')),
-        'cost_psp': read_cost_psp(os.path.join(out, 'cost-psp.tsv')),
-        'cost_engines': read_cost_engines(os.path.join(out, 'cost-engines.tsv')),
+        'cost_psp': read_cost_stream(os.path.join(out, 'cost-psp.tsv')),
+        'cost_engines': read_cost_stream(os.path.join(out, 'cost-engines.tsv')),
     }
     net = res['net']
     base = {f: float(net[f'tcp-virtio-{f}']['gbps']) for f in ('1', '4')
@@ -288,11 +281,12 @@ def main():
                  'per frame, off (plain) / on')
         L.append('  payload bytes  engine                dir       off        on   on/off')
         for size, c in res['cost_engines'].items():
-            for eng, per in c.items():
-                d, name = ENGINES.get(eng, ('rx', f'mask {eng}'))
+            for d, engines in c.items():
                 off = res.get('cost_psp', {}).get(size, {}).get(d, {}).get('plain', 0)
-                ratio = f'{per / off:.2f}' if off else '-'
-                L.append(f'  {size:>13}  {name:<21} {d:<3} {off or "-":>9} {per:>9} {ratio:>8}')
+                for eng, per in engines.items():
+                    ratio = f'{per / off:.2f}' if off else '-'
+                    L.append(f'  {size:>13}  {ENGINES.get(eng, f"mask {eng}"):<21} {d:<3} '
+                             f'{off or "-":>9} {per:>9} {ratio:>8}')
     for d in ('rx', 'tx'):
         ratios = []
         for name, kv in net.items():
