@@ -144,6 +144,17 @@ def fmt(v, spec='.1f'):
     return '-' if v is None else format(v, spec)
 
 
+def gbps_ratio(net, num, den):
+    """Gbit/s of net-bench row num over row den, None when either has no figure."""
+    a, b = net.get(num, {}), net.get(den, {})
+    return float(a['gbps']) / float(b['gbps']) if 'gbps' in a and 'gbps' in b else None
+
+
+def on_off(on, off):
+    """on / off of two instruction counts as the cost tables print it."""
+    return f'{on / off:.2f}' if off else '-'
+
+
 def main():
     if len(sys.argv) != 4:
         print(__doc__.strip())
@@ -216,11 +227,10 @@ def main():
                      f' {fmt(kv.get("host_cpu_us_per_pkt")):>7}'
                      f' {fmt(kv.get("device_share") and kv["device_share"] * 100, ".1f"):>12}%'
                      f' {fmt(kv.get("device_cpu_us_per_pkt"), ".2f"):>14}')
-        u, a = net.get('devmem-rx-udmabuf', {}), net.get('devmem-rx-fake-accel', {})
-        if 'gbps' in u and 'gbps' in a:
+        med = gbps_ratio(net, 'devmem-rx-fake-accel', 'devmem-rx-udmabuf')
+        if med is not None:
             # Rounds alternate the two memories, so each round's ratio sees the same machine
             # state; the median of those is the figure, the ratio of the medians is shown too.
-            med = float(a["gbps"]) / float(u["gbps"])
             pairs = round_ratios(net)
             line = '  devmem RX into accelerator memory / into udmabuf: '
             if pairs:
@@ -230,21 +240,20 @@ def main():
             else:
                 line += f'{med:.2f}'
             L.append(line)
-        d, i = net.get('tcp-devmem-1', {}), net.get('tcp-igb-1', {})
-        if 'gbps' in d and 'gbps' in i:
-            L.append(f'  devmem-nic normal RX / igb (1 flow): {float(d["gbps"]) / float(i["gbps"]):.2f}')
+        r = gbps_ratio(net, 'tcp-devmem-1', 'tcp-igb-1')
+        if r is not None:
+            L.append(f'  devmem-nic normal RX / igb (1 flow): {r:.2f}')
         for mode, what in (('grohw', 'hardware GRO on'), ('lro', 'LRO on')):
             for f in ('1', '4'):
-                g, d = net.get(f'tcp-devmem-{mode}-{f}', {}), net.get(f'tcp-devmem-{f}', {})
-                if 'gbps' in g and 'gbps' in d:
+                r = gbps_ratio(net, f'tcp-devmem-{mode}-{f}', f'tcp-devmem-{f}')
+                if r is not None:
                     L.append(f'  devmem-nic normal RX, {what} / off ({f} flow'
-                             f'{"s" if f != "1" else ""}): {float(g["gbps"]) / float(d["gbps"]):.2f}')
+                             f'{"s" if f != "1" else ""}): {r:.2f}')
         for mem in ('udmabuf', 'fake-accel'):
-            g = net.get(f'devmem-rx-{mem}-grohw-on', {})
-            d = net.get(f'devmem-rx-{mem}-grohw-off', {})
-            if 'gbps' in g and 'gbps' in d:
+            r = gbps_ratio(net, f'devmem-rx-{mem}-grohw-on', f'devmem-rx-{mem}-grohw-off')
+            if r is not None:
                 L.append(f'  devmem RX into {mem}, hardware GRO on / off (medians of alternated '
-                         f'rounds; target >= 1.5): {float(g["gbps"]) / float(d["gbps"]):.2f}')
+                         f'rounds; target >= 1.5): {r:.2f}')
     if res['cost']:
         L.append('')
         L.append('devmem-nic model, host instructions per received frame (callgrind, '
@@ -260,8 +269,7 @@ def main():
         L.append('  payload bytes   GRO off   GRO on   on/off')
         for size, c in res['cost_gro'].items():
             off, on = c.get('0', 0), c.get('1', 0)
-            ratio = f'{on / off:.2f}' if off else '-'
-            L.append(f'  {size:>13} {off:>9} {on:>8} {ratio:>8}')
+            L.append(f'  {size:>13} {off:>9} {on:>8} {on_off(on, off):>8}')
     if res.get('cost_psp'):
         L.append('')
         L.append('devmem-nic model, a TCP stream device A -> B: host instructions per frame of '
@@ -284,9 +292,8 @@ def main():
             for d, engines in c.items():
                 off = res.get('cost_psp', {}).get(size, {}).get(d, {}).get('plain', 0)
                 for eng, per in engines.items():
-                    ratio = f'{per / off:.2f}' if off else '-'
                     L.append(f'  {size:>13}  {ENGINES.get(eng, f"mask {eng}"):<21} {d:<3} '
-                             f'{off or "-":>9} {per:>9} {ratio:>8}')
+                             f'{off or "-":>9} {per:>9} {on_off(per, off):>8}')
     for d in ('rx', 'tx'):
         ratios = []
         for name, kv in net.items():
