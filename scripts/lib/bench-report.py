@@ -90,14 +90,15 @@ def read_net(path, monitor):
 ROUND = re.compile(r'-r\d+$')
 
 
-def round_ratios(net):
-    """fake-accel / udmabuf Gbit/s of each devmem-rx round (net-bench devmem-rx)."""
+def round_ratios(net, num, den):
+    """Gbit/s of round rN of row num over the same round of row den, for each round of
+    alternated rounds (net-bench's 'NAME-rN' rows), in the rounds' order."""
     out = []
     for name, kv in net.items():
-        m = re.match(r'devmem-rx-fake-accel-(r\d+)$', name)
-        u = net.get(f'devmem-rx-udmabuf-{m.group(1)}', {}) if m else {}
-        if m and 'gbps' in kv and 'gbps' in u and float(u['gbps']) > 0:
-            out.append(float(kv['gbps']) / float(u['gbps']))
+        m = re.match(rf'{re.escape(num)}-(r\d+)$', name)
+        d = net.get(f'{den}-{m.group(1)}', {}) if m else {}
+        if m and 'gbps' in kv and 'gbps' in d and float(d['gbps']) > 0:
+            out.append(float(kv['gbps']) / float(d['gbps']))
     return out
 
 
@@ -231,7 +232,7 @@ def main():
         if med is not None:
             # Rounds alternate the two memories, so each round's ratio sees the same machine
             # state; the median of those is the figure, the ratio of the medians is shown too.
-            pairs = round_ratios(net)
+            pairs = round_ratios(net, 'devmem-rx-fake-accel', 'devmem-rx-udmabuf')
             line = '  devmem RX into accelerator memory / into udmabuf: '
             if pairs:
                 line += (f'{statistics.median(pairs):.2f} (median of the per-round ratios '
@@ -295,12 +296,7 @@ def main():
                     L.append(f'  {size:>13}  {ENGINES.get(eng, f"mask {eng}"):<21} {d:<3} '
                              f'{off or "-":>9} {per:>9} {on_off(per, off):>8}')
     for d in ('rx', 'tx'):
-        ratios = []
-        for name, kv in net.items():
-            m = re.match(rf'psp-{d}-v0-(r\d+)$', name)
-            pl = net.get(f'psp-{d}-plain-{m.group(1)}', {}) if m else {}
-            if m and 'gbps' in kv and 'gbps' in pl and float(pl['gbps']) > 0:
-                ratios.append(float(kv['gbps']) / float(pl['gbps']))
+        ratios = round_ratios(net, f'psp-{d}-v0', f'psp-{d}-plain')
         if ratios:
             L.append(f'  devmem {d.upper()} over PSP v0 / without PSP: {statistics.median(ratios):.2f} '
                      f'(median of the per-round ratios {", ".join(f"{r:.2f}" for r in ratios)})')
