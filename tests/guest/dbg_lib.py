@@ -153,6 +153,18 @@ def listening(port, ns=None):
                for line in r.stdout.splitlines()[1:] if len(line.split()) > 3)
 
 
+def tcp_ports(ns=None):
+    """Every TCP port that a socket of the namespace uses, local or remote, in any state
+    (TIME_WAIT too)."""
+    r = sh("cat /proc/net/tcp /proc/net/tcp6", ns=ns)
+    used = set()
+    for line in r.stdout.splitlines():
+        f = line.split()
+        if len(f) > 3 and f[0].endswith(":") and f[0][:-1].isdigit():
+            used.update(int(a.rsplit(":", 1)[1], 16) for a in f[1:3])
+    return used
+
+
 def queue_restarts(ifname, which="tx"):
     """Queue restarts the driver made (ethtool -S {rx,tx}_queue_restarts; the interface's
     rx/tx_errors count the device's own errors, not these). -1 without the counter."""
@@ -514,6 +526,19 @@ class Scenario:
                "TcpExtTCPRcvQDrop TcpExtTCPZeroWindowDrop 2>/dev/null")
         for ln in r.stdout.splitlines()[1:]:
             self.note(f"diag: {ln.strip()}")
+
+    def free_port(self, base):
+        """base, or base + 1000, + 2000, ...: the first that no TCP socket of either side
+        uses. paced_sender binds the peer's end to the listener's port (ncdevmem steers
+        that 4-tuple), and the TIME_WAIT of an earlier run's connection (the same program
+        for the next pair, or its retry, within 60 s) holds it: socat's bind would fail
+        and ncdevmem wait for a connection that never comes. Steps of 1000 keep clear of
+        the ports a scenario uses beside it (base + 1, base + 2, ...)."""
+        used = tcp_ports() | tcp_ports(self.ns)
+        for port in range(base, 30000, 1000):
+            if port not in used:
+                return port
+        raise RuntimeError(f"no free TCP port {base} + n * 1000")
 
     def paced_sender(self, port, chunks, chunk=69993, gap=0.1):
         """Peer sends chunks*chunk bytes of the ncdevmem -v 7 pattern, gap s apart."""
