@@ -144,25 +144,22 @@ def wait_for(cond, timeout=10.0, step=0.2):
     return cond()
 
 
-def listening(port, ns=None):
-    """Is something listening on TCP port (v4 or v6)?"""
-    files = "/proc/net/tcp /proc/net/tcp6"
-    r = sh(f"cat {files}", ns=ns)
-    want = f":{port:04X} "
-    return any(want in line and line.split()[3] == "0A"
-               for line in r.stdout.splitlines()[1:] if len(line.split()) > 3)
-
-
-def tcp_ports(ns=None):
-    """Every TCP port that a socket of the namespace uses, local or remote, in any state
-    (TIME_WAIT too)."""
+def tcp_sockets(ns=None):
+    """(local port, remote port, state) of every TCP socket of the namespace, v4 and v6,
+    in any state (/proc/net/tcp{,6}: state '0A' is LISTEN, '06' TIME_WAIT)."""
     r = sh("cat /proc/net/tcp /proc/net/tcp6", ns=ns)
-    used = set()
+    out = []
     for line in r.stdout.splitlines():
         f = line.split()
         if len(f) > 3 and f[0].endswith(":") and f[0][:-1].isdigit():
-            used.update(int(a.rsplit(":", 1)[1], 16) for a in f[1:3])
-    return used
+            out.append((int(f[1].rsplit(":", 1)[1], 16), int(f[2].rsplit(":", 1)[1], 16),
+                        f[3]))
+    return out
+
+
+def listening(port, ns=None):
+    """Is something listening on TCP port (v4 or v6)?"""
+    return any(lport == port and state == "0A" for lport, _, state in tcp_sockets(ns))
 
 
 def queue_restarts(ifname, which="tx"):
@@ -534,7 +531,8 @@ class Scenario:
         for the next pair, or its retry, within 60 s) holds it: socat's bind would fail
         and ncdevmem wait for a connection that never comes. Steps of 1000 keep clear of
         the ports a scenario uses beside it (base + 1, base + 2, ...)."""
-        used = tcp_ports() | tcp_ports(self.ns)
+        used = {p for ns in (None, self.ns) for lport, rport, _ in tcp_sockets(ns)
+                for p in (lport, rport)}
         for port in range(base, 30000, 1000):
             if port not in used:
                 return port
