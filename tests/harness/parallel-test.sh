@@ -203,6 +203,7 @@ o=none
 t=$2; c=${t%%:*}; p=${t#*:}
 echo "# selftests: $c: $p"
 echo "# timeout: $o"
+echo "# load nice: ${DEVMEM_LAB_LOAD_NICE:-unset}"
 if [ "$p" = flaky.py ] && [ ! -e "$STATE" ]; then
     : >"$STATE"; echo "# not ok 1 flaky.case"; echo "not ok 1 selftests: $c: $p # exit=1"
 else
@@ -229,6 +230,16 @@ t "guest: TEST_TIMEOUT overrides every test's timeout" \
 t "guest: ncdevmem's provider lines land inside the program's frame as proof lines" \
     bash -c 'out=$(grun env); grep -B1 "^# devmem-lab: end accel drivers/net:next.py" <<<"$out" |
         grep -q "^# devmem-lab: proof accel drivers/net:next.py fake-accel: 4096 bytes of device memory" || { echo "$out"; false; }'
+
+t "guest: the load generator's priority is nice 19, 0 for a program in FULL_LOAD_TESTS" \
+    bash -c 'out=$(grun env FULL_LOAD_TESTS=drivers/net:next.py)
+        [ "$(grep -E "^# (selftests|load nice):" <<<"$out" | tr "\n" " ")" = "# selftests: drivers/net/hw: flaky.py # load nice: 19 # selftests: drivers/net/hw: flaky.py # load nice: 19 # selftests: drivers/net: next.py # load nice: 0 " ] || { echo "$out"; false; }'
+printf '#!/bin/sh\nnice\n' >"$GT/fake-iperf3"
+chmod +x "$GT/fake-iperf3"
+t "guest: bin/iperf3 runs iperf3 at DEVMEM_LAB_LOAD_NICE (19 unset or not a number)" \
+    bash -c 'w=$1/images/guest/bin/iperf3; export DEVMEM_LAB_IPERF3=$2/fake-iperf3; here=$(nice)
+        [ "$("$w")" = 19 ] && [ "$(DEVMEM_LAB_LOAD_NICE=x "$w")" = 19 ] &&
+        [ "$(DEVMEM_LAB_LOAD_NICE=0 "$w")" = "$here" ] && [ "$(DEVMEM_LAB_LOAD_NICE=5 "$w")" = $(( here + 5 > 19 ? 19 : here + 5 )) ]' _ "$ROOT" "$GT"
 
 printf '#!/bin/sh\ncase "$1" in -g) echo "TCP data split:\ton";; -G) echo "$*" >>"$GT/ethtool-set";; esac\n' >"$GT/guest/bin/ethtool"
 t "guest: tcp-data-split left on by an earlier program is set back to auto before the next one" \
