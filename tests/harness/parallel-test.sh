@@ -101,6 +101,33 @@ t "parallel: without durations the list's order (the check above can fail)" \
 printf 'devmem drivers/net:%s\n' 'a.py 5' 'b.py 3' 'c.py 1' >"$PT/cache2.tsv"
 t "parallel: the cache's time of a program wins over the committed file's" \
     bash -c '[ "$(jq_first --durations "$PT/cache2.tsv" --durations "$PT/committed.txt")" = drivers/net:a.py ]'
+# Destructive programs: longest first within a pair, the pair's last listed one still last.
+printf 'devmem drivers/net:a.py\ndevmem devmem-lab:x destructive\ndevmem devmem-lab:y destructive\ndevmem devmem-lab:z destructive\ndevmem devmem-lab:w destructive\naccel devmem-lab:v destructive\n' >"$PT/dq.txt"
+printf 'devmem devmem-lab:%s\n' 'x 10' 'y 50' 'z 30' 'w 90' >"$PT/dq-dur.txt"
+echo 'accel devmem-lab:v 99' >>"$PT/dq-dur.txt"
+jq_all() {   # jq_all JOBS DURATIONS: every program the queue hands one guest, in order
+    rm -f "$PT/dq.sock"
+    python3 "$ROOT/scripts/lib/job-queue" --socket "$PT/dq.sock" --jobs "$1" --guests 1 \
+        --out "$PT/dq.tsv" --durations "$2" 2>/dev/null &
+    local q=$! i
+    for i in $(seq 100); do [ -S "$PT/dq.sock" ] && break; sleep 0.1; done
+    python3 -c 'import socket, sys
+s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); f = s.makefile("rw")
+f.write("hello 1\n"); out = []
+while True:
+    f.write("next\n"); f.flush(); w = f.readline().split()
+    if not w or w[0] != "run":
+        break
+    out.append(w[1] + ":" + w[2].split(":")[-1]); f.write(f"done {w[1]} {w[2]} 0\n")
+print(" ".join(out))' "$PT/dq.sock"
+    kill -TERM "$q" 2>/dev/null; wait "$q" 2>/dev/null
+    return 0
+}
+export -f jq_all
+t "parallel: destructive programs longest first within their pair, the pair's last listed one last" \
+    bash -c 'o=$(jq_all "$PT/dq.txt" "$PT/dq-dur.txt"); [ "$o" = "devmem:a.py devmem:y devmem:z devmem:x devmem:w accel:v" ] || { echo "$o"; false; }'
+t "parallel: without durations, destructive programs in the list's order (the check above can fail)" \
+    bash -c 'o=$(jq_all "$PT/dq.txt" /nonexistent); [ "$o" = "devmem:a.py devmem:x devmem:y devmem:z devmem:w accel:v" ] || { echo "$o"; false; }'
 t "parallel: the durations kept for the next run are a program's first run, not its retry's" \
     bash -c 'rm -rf "$PT/cache"; FAKE_FAIL=drivers/net:b.py FAKE_RETRY_ON=drivers/net:b.py FAKE_SLEEP=0.3 \
             prun "$PT/rt" --jobs 1 >/dev/null 2>&1
