@@ -79,20 +79,34 @@ t "parallel: megabytes of guest output are not 'no guest ran a test' (exit 3; wa
         [ $rc = 0 ] && ! grep -q "no guest ran a test" "$PT/big.out" || { echo "exit $rc"; tail -n 3 "$PT/big.out"; false; }'
 # The queue's order from two durations files: the first that names a program gives its time
 # (the cache's last run, then the committed tests/guest/durations.txt on a fresh machine).
-jq_first() {   # jq_first DURATIONS_ARGS...: the program the queue hands out first
-    printf 'devmem drivers/net:a.py\ndevmem drivers/net:b.py\ndevmem drivers/net:c.py\n' >"$PT/jqo.txt"
-    rm -f "$PT/jqo.sock"
-    python3 "$ROOT/scripts/lib/job-queue" --socket "$PT/jqo.sock" --jobs "$PT/jqo.txt" --guests 1 \
-        --out "$PT/jqo.tsv" "$@" 2>/dev/null &
-    local q=$! i
-    for i in $(seq 100); do [ -S "$PT/jqo.sock" ] && break; sleep 0.1; done
+jq_all() {   # jq_all JOBS [job-queue options]: every program the queue hands one guest, as PAIR:TEST
+    local jobs=$1 q i
+    shift
+    rm -f "$PT/jq.sock"
+    python3 "$ROOT/scripts/lib/job-queue" --socket "$PT/jq.sock" --jobs "$jobs" --guests 1 \
+        --out "$PT/jq.tsv" "$@" 2>/dev/null &
+    q=$!
+    for i in $(seq 100); do [ -S "$PT/jq.sock" ] && break; sleep 0.1; done
     python3 -c 'import socket, sys
 s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); f = s.makefile("rw")
-f.write("hello 1\nnext\n"); f.flush(); print(f.readline().split()[-1])' "$PT/jqo.sock"
+f.write("hello 1\n"); out = []
+while True:
+    f.write("next\n"); f.flush(); w = f.readline().split()
+    if not w or w[0] != "run":
+        break
+    out.append(w[1] + ":" + w[2]); f.write(f"done {w[1]} {w[2]} 0\n")
+print(" ".join(out))' "$PT/jq.sock"
     kill -TERM "$q" 2>/dev/null; wait "$q" 2>/dev/null
     return 0
 }
-export -f jq_first
+jq_first() {   # jq_first DURATIONS_ARGS...: the program the queue hands out first
+    printf 'devmem drivers/net:a.py\ndevmem drivers/net:b.py\ndevmem drivers/net:c.py\n' >"$PT/jqo.txt"
+    local o
+    o=$(jq_all "$PT/jqo.txt" "$@")
+    o=${o%% *}
+    echo "${o#devmem:}"
+}
+export -f jq_all jq_first
 printf '# a comment line\ndevmem drivers/net:a.py 10\ndevmem drivers/net:b.py 20  # s\ndevmem drivers/net:c.py 300\n' >"$PT/committed.txt"
 t "parallel: a fresh machine (no cache durations) starts the committed file's longest program first" \
     bash -c '[ "$(jq_first --durations "$PT/none.tsv" --durations "$PT/committed.txt")" = drivers/net:c.py ]'
@@ -105,29 +119,10 @@ t "parallel: the cache's time of a program wins over the committed file's" \
 printf 'devmem drivers/net:a.py\ndevmem devmem-lab:x destructive\ndevmem devmem-lab:y destructive\ndevmem devmem-lab:z destructive\ndevmem devmem-lab:w destructive\naccel devmem-lab:v destructive\n' >"$PT/dq.txt"
 printf 'devmem devmem-lab:%s\n' 'x 10' 'y 50' 'z 30' 'w 90' >"$PT/dq-dur.txt"
 echo 'accel devmem-lab:v 99' >>"$PT/dq-dur.txt"
-jq_all() {   # jq_all JOBS DURATIONS: every program the queue hands one guest, in order
-    rm -f "$PT/dq.sock"
-    python3 "$ROOT/scripts/lib/job-queue" --socket "$PT/dq.sock" --jobs "$1" --guests 1 \
-        --out "$PT/dq.tsv" --durations "$2" 2>/dev/null &
-    local q=$! i
-    for i in $(seq 100); do [ -S "$PT/dq.sock" ] && break; sleep 0.1; done
-    python3 -c 'import socket, sys
-s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); f = s.makefile("rw")
-f.write("hello 1\n"); out = []
-while True:
-    f.write("next\n"); f.flush(); w = f.readline().split()
-    if not w or w[0] != "run":
-        break
-    out.append(w[1] + ":" + w[2].split(":")[-1]); f.write(f"done {w[1]} {w[2]} 0\n")
-print(" ".join(out))' "$PT/dq.sock"
-    kill -TERM "$q" 2>/dev/null; wait "$q" 2>/dev/null
-    return 0
-}
-export -f jq_all
 t "parallel: destructive programs longest first within their pair, the pair's last listed one last" \
-    bash -c 'o=$(jq_all "$PT/dq.txt" "$PT/dq-dur.txt"); [ "$o" = "devmem:a.py devmem:y devmem:z devmem:x devmem:w accel:v" ] || { echo "$o"; false; }'
+    bash -c 'o=$(jq_all "$PT/dq.txt" --durations "$PT/dq-dur.txt"); [ "$o" = "devmem:drivers/net:a.py devmem:devmem-lab:y devmem:devmem-lab:z devmem:devmem-lab:x devmem:devmem-lab:w accel:devmem-lab:v" ] || { echo "$o"; false; }'
 t "parallel: without durations, destructive programs in the list's order (the check above can fail)" \
-    bash -c 'o=$(jq_all "$PT/dq.txt" /nonexistent); [ "$o" = "devmem:a.py devmem:x devmem:y devmem:z devmem:w accel:v" ] || { echo "$o"; false; }'
+    bash -c 'o=$(jq_all "$PT/dq.txt"); [ "$o" = "devmem:drivers/net:a.py devmem:devmem-lab:x devmem:devmem-lab:y devmem:devmem-lab:z devmem:devmem-lab:w accel:devmem-lab:v" ] || { echo "$o"; false; }'
 t "parallel: the durations kept for the next run are a program's first run, not its retry's" \
     bash -c 'rm -rf "$PT/cache"; FAKE_FAIL=drivers/net:b.py FAKE_RETRY_ON=drivers/net:b.py FAKE_SLEEP=0.3 \
             prun "$PT/rt" --jobs 1 >/dev/null 2>&1
