@@ -256,6 +256,20 @@ t "guest: ncdevmem's provider lines land inside the program's frame as proof lin
 t "guest: the load generator's priority is nice 19, 0 for a program in FULL_LOAD_TESTS" \
     bash -c 'out=$(grun env FULL_LOAD_TESTS=drivers/net:next.py)
         [ "$(grep -E "^# (selftests|load nice):" <<<"$out" | tr "\n" " ")" = "# selftests: drivers/net/hw: flaky.py # load nice: 19 # selftests: drivers/net/hw: flaky.py # load nice: 19 # selftests: drivers/net: next.py # load nice: 0 " ] || { echo "$out"; false; }'
+mkdir -p "$GT/bt-bin"
+printf '#!/bin/sh\necho "$*" >>"$BT_CALLS"\n' >"$GT/bt-bin/bpftrace"
+chmod +x "$GT/bt-bin/bpftrace"
+t "guest: bpftrace is started once a boot, before the first program in BPFTRACE_TESTS, outside its frame; not for others" \
+    bash -c 'b=$GT/bt; rm -f "$b".*
+        out=$(grun env PATH="$GT/bt-bin:$PATH" BT_CALLS="$b.calls" BPFTRACE_WARM="$b.warm" \
+            BPFTRACE_TESTS="drivers/net/hw:flaky.py drivers/net:next.py")
+        [ "$(wc -l <"$b.calls")" = 1 ] && grep -q "^-q -e kprobe:" "$b.calls" &&
+        [ "$(grep -E "^# devmem-lab: (begin|bpftrace)" <<<"$out" | head -n 2 | cut -d" " -f3-7)" = "$(printf "bpftrace started once before drivers/net/hw:flaky.py:\nbegin accel drivers/net/hw:flaky.py")" ] ||
+            { echo "$out"; cat "$b.calls"; false; }
+        rm -f "$b".*
+        out=$(grun env PATH="$GT/bt-bin:$PATH" BT_CALLS="$b.calls" BPFTRACE_WARM="$b.warm" \
+            BPFTRACE_TESTS="drivers/net:other.py")
+        [ ! -e "$b.calls" ] && ! grep -q "bpftrace started" <<<"$out" || { echo "$out"; false; }'
 printf '#!/bin/sh\nnice\n' >"$GT/fake-iperf3"
 chmod +x "$GT/fake-iperf3"
 t "guest: bin/iperf3 runs iperf3 at DEVMEM_LAB_LOAD_NICE (19 unset or not a number)" \
